@@ -1,0 +1,119 @@
+// Package quant holds the tensor element types of GGUF files (llama.cpp's
+// ggml types) and, for each, a plain reference dequantiser and a fast fused
+// dot product against float32 activations.
+//
+// The block layouts are bit-compatible with llama.cpp's ggml-common.h: a
+// row of n elements of type T occupies n/BlockSize(T) blocks of
+// BlockBytes(T) bytes each, little-endian. Each supported type registers a
+// [Kernel]; [Lookup] returns it or reports [ErrUnsupported].
+//
+// All functions are safe for concurrent use: kernels are pure functions of
+// their arguments.
+package quant
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Type is a ggml tensor element type, numbered as in GGUF files.
+type Type uint32
+
+// The ggml type ids (ggml.h, enum ggml_type).
+const (
+	F32  Type = 0
+	F16  Type = 1
+	Q4_0 Type = 2
+	Q4_1 Type = 3
+	Q5_0 Type = 6
+	Q5_1 Type = 7
+	Q8_0 Type = 8
+	Q8_1 Type = 9
+	Q2_K Type = 10
+	Q3_K Type = 11
+	Q4_K Type = 12
+	Q5_K Type = 13
+	Q6_K Type = 14
+	Q8_K Type = 15
+	BF16 Type = 30
+)
+
+var typeNames = map[Type]string{
+	F32: "F32", F16: "F16", Q4_0: "Q4_0", Q4_1: "Q4_1", Q5_0: "Q5_0",
+	Q5_1: "Q5_1", Q8_0: "Q8_0", Q8_1: "Q8_1", Q2_K: "Q2_K", Q3_K: "Q3_K",
+	Q4_K: "Q4_K", Q5_K: "Q5_K", Q6_K: "Q6_K", Q8_K: "Q8_K", BF16: "BF16",
+}
+
+// String returns the ggml name of the type ("Q4_K"), or "type(N)".
+func (t Type) String() string {
+	if s, ok := typeNames[t]; ok {
+		return s
+	}
+	return fmt.Sprintf("type(%d)", uint32(t))
+}
+
+// ParseType returns the type named s (as printed by [Type.String]).
+func ParseType(s string) (Type, error) {
+	for t, n := range typeNames {
+		if n == s {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("quant: unknown type %q", s)
+}
+
+// ErrUnsupported is returned for a tensor type that has no kernel.
+var ErrUnsupported = errors.New("unsupported tensor type")
+
+// Kernel is the set of functions for one element type.
+type Kernel struct {
+	// BlockSize is the number of elements in one block (1 for F32/F16/BF16).
+	BlockSize int
+	// BlockBytes is the size of one block in bytes.
+	BlockBytes int
+	// Dequant writes len(dst) elements decoded from src, the plain
+	// reference implementation. len(dst) is a multiple of BlockSize and src
+	// holds exactly len(dst)/BlockSize blocks.
+	Dequant func(dst []float32, src []byte)
+	// Dot returns the dot product of the len(x) float32 values x with the
+	// row of weights encoded in w (len(x)/BlockSize blocks): the fast fused
+	// kernel, which never materialises the dequantised row.
+	Dot func(x []float32, w []byte) float32
+	// Quantize encodes src (a multiple of BlockSize elements) into dst, as
+	// llama.cpp's reference quantiser does; nil where not implemented. Used
+	// to synthesise models and test fixtures.
+	Quantize func(dst []byte, src []float32)
+}
+
+var kernels = map[Type]*Kernel{}
+
+// Register installs the kernel for t. It is called from init functions of
+// this package only.
+func register(t Type, k Kernel) {
+	if _, dup := kernels[t]; dup {
+		panic("quant: duplicate kernel for " + t.String())
+	}
+	kernels[t] = &k
+}
+
+// Lookup returns the kernel of t, or an error wrapping [ErrUnsupported].
+func Lookup(t Type) (*Kernel, error) {
+	k, ok := kernels[t]
+	if !ok {
+		return nil, fmt.Errorf("quant: %v: %w", t, ErrUnsupported)
+	}
+	return k, nil
+}
+
+// RowBytes returns the size in bytes of a row of n elements of type t, or an
+// error when t is unsupported or n is not a whole number of blocks.
+func RowBytes(t Type, n int) (int, error) {
+	k, err := Lookup(t)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 || n%k.BlockSize != 0 {
+		return 0, fmt.Errorf("quant: %v row of %d elements is not a whole number of %d-element blocks", t, n, k.BlockSize)
+	}
+	return n / k.BlockSize * k.BlockBytes, nil
+}

@@ -87,7 +87,7 @@ type Kernel struct {
 
 var kernels = map[Type]*Kernel{}
 
-// Register installs the kernel for t. It is called from init functions of
+// register installs the kernel for t. It is called from init functions of
 // this package only.
 func register(t Type, k Kernel) {
 	if _, dup := kernels[t]; dup {

@@ -1,0 +1,342 @@
+// Package runfile defines run.json, the one record of a tokenpulse run
+// (schema 1 of DESIGN.md), and the aggregation that turns its requests into
+// the summary. Every report is rendered from a Run, so a run can be
+// re-judged and re-rendered later.
+//
+// Times in Requests are nanosecond offsets from that request's start;
+// Summary figures are milliseconds. Overall and Categories hold warm
+// requests only, Cold the cold ones; warm-up requests appear in Requests
+// and in no summary.
+//
+//	r, err := runfile.Load("out/run.json")
+//	fmt.Println(r.Summary.Overall.TTFTMs.P95)
+//
+// A Run is plain data, not safe for concurrent mutation.
+package runfile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/stats"
+)
+
+// SchemaVersion is the version of the run file this package writes.
+const SchemaVersion = 1
+
+// Run is the whole run file.
+type Run struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          Tool      `json:"tool"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	// CommandLine is the argv that reproduces the run.
+	CommandLine []string `json:"command_line,omitempty"`
+	// Interrupted is true when the run was stopped (Ctrl-C) before it
+	// finished; what was measured is still here.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Target      Target `json:"target"`
+	Device      Device `json:"device"`
+	Config      Config `json:"config"`
+	// ColdStart is the target's warm-up breakdown when it reports one
+	// (tokenpulse serve's /health).
+	ColdStart  *ColdStart   `json:"cold_start,omitempty"`
+	Requests   []Request    `json:"requests"`
+	Summary    Summary      `json:"summary"`
+	Verdicts   []Verdict    `json:"verdicts"`
+	Experience []Experience `json:"experience,omitempty"`
+	// Scenario holds the results of a scenario run (rapid-fire).
+	Scenario *Scenario `json:"scenario,omitempty"`
+	// Warnings are notes the reports must show (e.g. batched tokens).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Tool names the program that wrote the run.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+// Target is what was measured.
+type Target struct {
+	URL string `json:"url"`
+	// API is "chat" or "completions".
+	API   string `json:"api"`
+	Model string `json:"model"`
+	// Backend is "embedded", "mock", "upstream", "gateway", or "" when
+	// unknown.
+	Backend string `json:"backend"`
+	// The fields below are known for the embedded target.
+	ModelFile     string `json:"model_file,omitempty"`
+	ModelSHA256   string `json:"model_sha256,omitempty"`
+	Quantization  string `json:"quantization,omitempty"`
+	ContextLength int    `json:"context_length,omitempty"`
+	Threads       int    `json:"threads,omitempty"`
+	BatchSize     int    `json:"batch_size,omitempty"`
+}
+
+// Device is the machine the run was measured from (and, for the embedded
+// target, ran on).
+type Device struct {
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Kernel      string `json:"kernel"`
+	Arch        string `json:"arch"`
+	CPUModel    string `json:"cpu_model"`
+	CPUCores    int    `json:"cpu_cores"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+	GoVersion   string `json:"go_version,omitempty"`
+	// Tier is the device tier the run is judged against, if any.
+	Tier string `json:"tier,omitempty"`
+	// Label overrides the captured description ("Pixel 8 / Android 15").
+	Label string `json:"label,omitempty"`
+}
+
+// Config is how the run was made.
+type Config struct {
+	Suite       string  `json:"suite"`
+	Seed        uint64  `json:"seed"`
+	Requests    int     `json:"requests"`
+	Concurrency int     `json:"concurrency"`
+	Rate        float64 `json:"rate,omitempty"`
+	// Arrival is "closed" (closed loop), or "poisson"/"constant" with Rate.
+	Arrival   string `json:"arrival"`
+	Warmup    int    `json:"warmup"`
+	Cold      bool   `json:"cold"`
+	MaxTokens int    `json:"max_tokens,omitempty"`
+	TimeoutMS int64  `json:"timeout_ms,omitempty"`
+	Scenario  string `json:"scenario,omitempty"`
+	// Thresholds are the threshold expressions the run was judged with,
+	// beyond those of the suite.
+	Thresholds []string `json:"thresholds,omitempty"`
+	// FrameHz and RenderBatchMS model the display for the visible metrics.
+	FrameHz       float64 `json:"frame_hz,omitempty"`
+	RenderBatchMS float64 `json:"render_batch_ms,omitempty"`
+	// SuiteThresholds maps category name to its thresholds, copied from the
+	// suite so the run can be re-judged without it.
+	SuiteThresholds map[string][]string `json:"suite_thresholds,omitempty"`
+}
+
+// ColdStart is the target's cold-start breakdown, in milliseconds.
+type ColdStart struct {
+	LoadMS         float64 `json:"load_ms"`
+	PageInMS       float64 `json:"page_in_ms"`
+	KVInitMS       float64 `json:"kv_init_ms"`
+	FirstForwardMS float64 `json:"first_forward_ms"`
+	TotalMS        float64 `json:"total_ms"`
+	// ProcessStartMS is from starting the server to its readiness, when
+	// tokenpulse started it.
+	ProcessStartMS float64 `json:"process_start_ms,omitempty"`
+}
+
+// Request is one request of the run. Times are ns from the request's start.
+type Request struct {
+	Index     int    `json:"index"`
+	RequestID string `json:"request_id"`
+	Category  string `json:"category"`
+	PromptID  string `json:"prompt_id"`
+	Cold      bool   `json:"cold"`
+	Warmup    bool   `json:"warmup"`
+	// Status is the HTTP status (0 when no response came).
+	Status int `json:"status"`
+	// Error is empty on success; otherwise the reason, and ErrorKind one
+	// of "http", "connect", "cut", "malformed", "timeout", "cancelled".
+	Error     string `json:"error,omitempty"`
+	ErrorKind string `json:"error_kind,omitempty"`
+	// Retried is true when the request failed on a reused connection before
+	// any response byte and was sent again on a fresh one; times are from
+	// the retry's start.
+	Retried bool `json:"retried,omitempty"`
+	// StartedAt is the wall-clock instant of t_start.
+	StartedAt   time.Time `json:"started_at"`
+	SentNS      int64     `json:"sent_ns"`
+	HeadersNS   int64     `json:"headers_ns"`
+	FirstByteNS int64     `json:"first_byte_ns"`
+	TTFTNS      int64     `json:"ttft_ns"`
+	E2ENS       int64     `json:"e2e_ns"`
+	// OutputTokens is from the server's usage when given, otherwise the
+	// count of content tokens seen; TokenSource says which ("usage" or
+	// "events").
+	OutputTokens  int    `json:"output_tokens"`
+	TokenSource   string `json:"token_source,omitempty"`
+	PromptTokens  int    `json:"prompt_tokens,omitempty"`
+	ContentEvents int    `json:"content_events"`
+	// ReasoningEvents counts content events that were reasoning deltas.
+	ReasoningEvents int `json:"reasoning_events,omitempty"`
+	// ForeignEvents counts events whose id named another request; they are
+	// dropped and never timed.
+	ForeignEvents int    `json:"foreign_events,omitempty"`
+	FinishReason  string `json:"finish_reason,omitempty"`
+	// TokenTimesNS holds the arrival of each content event (ns from start).
+	TokenTimesNS []int64 `json:"token_times_ns"`
+	// TokenCounts holds, where an event carried more than one token, the
+	// number of tokens of each event (parallel to TokenTimesNS); nil when
+	// every event carried one.
+	TokenCounts []int `json:"token_counts,omitempty"`
+	// ServerTimesNS holds the server's emit time of each event as Unix ns,
+	// when the server sends it (tokenpulse serve and mock do).
+	ServerTimesNS []int64 `json:"server_times_ns,omitempty"`
+	// Server is the server's own split of the request, when sent.
+	Server *ServerTimings `json:"server,omitempty"`
+}
+
+// ServerTimings is the server's split of a request, in ns.
+type ServerTimings struct {
+	QueueNS   int64 `json:"queue_ns"`
+	PrefillNS int64 `json:"prefill_ns"`
+	DecodeNS  int64 `json:"decode_ns"`
+}
+
+// OK reports whether the request succeeded.
+func (r *Request) OK() bool { return r.Error == "" }
+
+// Summary holds the aggregates.
+type Summary struct {
+	Overall    Group            `json:"overall"`
+	Cold       *Group           `json:"cold,omitempty"`
+	Categories map[string]Group `json:"categories"`
+}
+
+// Group is the aggregate of a set of requests. Distributions are in ms.
+type Group struct {
+	Requests int `json:"requests"`
+	Errors   int `json:"errors"`
+	// ErrorKinds counts errors by kind.
+	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
+	// TTFTMs, TPOTMs and E2EMs have one value per successful request;
+	// GapMs pools every gap of every successful request, so its max is the
+	// worst stall.
+	TTFTMs stats.Distribution `json:"ttft_ms"`
+	TPOTMs stats.Distribution `json:"tpot_ms"`
+	GapMs  stats.Distribution `json:"gap_ms"`
+	E2EMs  stats.Distribution `json:"e2e_ms"`
+	// TPOTStdMs has one value per request: the std of that request's gaps.
+	TPOTStdMs stats.Distribution `json:"tpot_std_ms"`
+	// VisibleTTFTMs and VisibleGapMs are what a reader sees on the
+	// configured display (frames with new text).
+	VisibleTTFTMs stats.Distribution `json:"visible_ttft_ms"`
+	VisibleGapMs  stats.Distribution `json:"visible_gap_ms"`
+	// OutputTokens is the total of output tokens; TokensPerEvent is output
+	// tokens ÷ content events (> 1: the endpoint batches, gaps are per
+	// event).
+	OutputTokens   int     `json:"output_tokens"`
+	TokensPerEvent float64 `json:"tokens_per_event"`
+}
+
+// Verdict is the outcome of one threshold on one scope.
+type Verdict struct {
+	// Rule is the threshold expression ("gap.max <= 120ms").
+	Rule string `json:"rule"`
+	// Scope is "overall", "cold" or "category:NAME".
+	Scope string `json:"scope"`
+	// Source says where the rule came from: "suite", "tier:NAME", "flag".
+	Source string  `json:"source,omitempty"`
+	Value  float64 `json:"value"`
+	Limit  float64 `json:"limit"`
+	// Unit is the unit of Value and Limit ("ms", "%", "").
+	Unit      string     `json:"unit,omitempty"`
+	Passed    bool       `json:"passed"`
+	Offenders []Offender `json:"offenders,omitempty"`
+}
+
+// Offender is a request that broke a threshold.
+type Offender struct {
+	Index     int     `json:"index"`
+	RequestID string  `json:"request_id"`
+	PromptID  string  `json:"prompt_id"`
+	Category  string  `json:"category"`
+	Value     float64 `json:"value"`
+}
+
+// Experience is one triggered row of the experience mapping.
+type Experience struct {
+	Rule       string  `json:"rule"`
+	Scope      string  `json:"scope"`
+	Tier       string  `json:"tier,omitempty"`
+	Value      float64 `json:"value"`
+	Unit       string  `json:"unit,omitempty"`
+	Experience string  `json:"experience"`
+	Impact     string  `json:"impact"`
+}
+
+// Scenario holds the per-follow-up results of a scenario such as
+// rapid-fire.
+type Scenario struct {
+	Name      string     `json:"name"`
+	FollowUps []FollowUp `json:"follow_ups"`
+}
+
+// FollowUp is one interruption of the rapid-fire scenario.
+type FollowUp struct {
+	// Interrupted and FollowUp are indexes into Requests.
+	Interrupted int `json:"interrupted"`
+	FollowUp    int `json:"follow_up"`
+	// AbortLatencyNS: abort sent → last token of the old answer seen.
+	AbortLatencyNS int64 `json:"abort_latency_ns"`
+	// TokensAfterAbort as the server reported it (-1 when unknown).
+	TokensAfterAbort int `json:"tokens_after_abort"`
+	// ForeignEvents seen on the follow-up's stream (must be 0).
+	ForeignEvents int `json:"foreign_events"`
+	// TTFTNS of the follow-up, and AloneTTFTNS of the same prompt asked
+	// alone.
+	TTFTNS      int64 `json:"ttft_ns"`
+	AloneTTFTNS int64 `json:"alone_ttft_ns"`
+}
+
+// Load reads and validates a run file.
+func Load(path string) (*Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Decode parses a run file from b.
+func Decode(b []byte) (*Run, error) {
+	var r Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("not a run file: %w", err)
+	}
+	if r.SchemaVersion == 0 {
+		return nil, errors.New("not a run file: no schema_version")
+	}
+	if r.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("run file schema %d is newer than this tokenpulse reads (%d)", r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// Write writes the run file to path atomically (a temporary file renamed
+// into place), so a crash never leaves half a file.
+func (r *Run) Write(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".run-*.json")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(b, '\n'))
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return errors.Join(werr, cerr)
+	}
+	return os.Rename(f.Name(), path)
+}

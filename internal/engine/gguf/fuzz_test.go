@@ -1,0 +1,40 @@
+package gguf
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/tokenpulse/tokenpulse/internal/fixture"
+)
+
+// FuzzParse feeds arbitrary bytes to Parse: it must never panic, and what
+// it allocates must stay within a small multiple of the input size.
+func FuzzParse(f *testing.F) {
+	f.Add(tiny(f))
+	f.Add(header(3, 1, 1))
+	f.Add(header(2, 0, 0))
+	if dir, err := fixture.SharedDir(); err == nil {
+		if data, err := os.ReadFile(filepath.Join(dir, "models", "stories260K.gguf")); err == nil {
+			f.Add(data[:4096])
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		file, err := Parse(data)
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(64*len(data))+1<<16 {
+			t.Errorf("Parse of %d bytes allocated %d bytes", len(data), alloc)
+		}
+		if err != nil {
+			return
+		}
+		for _, ti := range file.Tensors {
+			if len(ti.Data) > len(data) {
+				t.Errorf("tensor %q has %d bytes, file %d", ti.Name, len(ti.Data), len(data))
+			}
+		}
+	})
+}

@@ -120,7 +120,7 @@ type KV struct {
 // TensorInfo describes one tensor and holds its data.
 type TensorInfo struct {
 	Name   string
-	Dims   []uint64  // ne0 (the row length, fastest varying) first
+	Dims   []uint64 // ne0 (the row length, fastest varying) first
 	Type   quant.Type
 	Offset uint64 // from the start of the data section
 	Data   []byte // the encoded tensor, a slice of the file's bytes

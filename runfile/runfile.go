@@ -143,6 +143,9 @@ type Request struct {
 	PromptID  string `json:"prompt_id"`
 	Cold      bool   `json:"cold"`
 	Warmup    bool   `json:"warmup"`
+	// Aborted marks a request the client aborted on purpose (the
+	// rapid-fire scenario's interrupted answers); it is in no summary.
+	Aborted bool `json:"aborted,omitempty"`
 	// Status is the HTTP status (0 when no response came).
 	Status int `json:"status"`
 	// Error is empty on success; otherwise the reason, and ErrorKind one

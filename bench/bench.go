@@ -1,0 +1,205 @@
+// Package bench runs workloads against a streaming endpoint and collects
+// one runfile.Request per request: the cold request first (when asked),
+// then the warm-up requests (recorded, never counted), then the measured
+// requests of a golden suite's stratified sample in a closed loop of a
+// given concurrency.
+//
+//	reqs, err := bench.Run(ctx, bench.Config{Client: c, Prompts: s.Sample(20, 1), Concurrency: 4})
+//
+// Cancelling ctx stops the run: requests in flight end as "cancelled",
+// requests not yet sent are not recorded, and Run returns what was
+// measured together with ctx's error, so the caller can still write it.
+//
+// Run is safe to call from several goroutines with different configs.
+package bench
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
+	"github.com/tokenpulse/tokenpulse/stream"
+	"github.com/tokenpulse/tokenpulse/suite"
+)
+
+// Doer sends one streamed request and returns its trace; *stream.Client is
+// one. Tests substitute a scripted one.
+type Doer interface {
+	Do(ctx context.Context, req stream.Request) *stream.Trace
+}
+
+// Config describes a workload.
+type Config struct {
+	// Client sends the requests.
+	Client Doer
+	// Prompts are the measured requests, in order (a suite sample).
+	Prompts []suite.Prompt
+	// WarmupPrompts are sent before the measured ones, one at a time,
+	// and recorded with Warmup set.
+	WarmupPrompts []suite.Prompt
+	// ColdPrompt, when non-nil, is sent first, alone, and recorded as the
+	// target's cold request.
+	ColdPrompt *suite.Prompt
+	// Concurrency is the number of requests in flight in the closed loop
+	// (at least 1).
+	Concurrency int
+	// MaxTokens overrides the prompts' own output limits when > 0.
+	MaxTokens int
+	// Timeout bounds each request (0: none).
+	Timeout time.Duration
+	// Progress, when set, is called after each request completes, from one
+	// goroutine at a time.
+	Progress func(Progress)
+}
+
+// Progress is the state of a run after a request completed.
+type Progress struct {
+	// Phase is "cold", "warmup" or "measure".
+	Phase  string
+	Done   int
+	Total  int
+	Errors int
+	// TTFTP50Ms is the running median TTFT of the measured requests.
+	TTFTP50Ms float64
+	Last      *runfile.Request
+}
+
+// Run carries out the workload. It returns the requests in the order they
+// were issued (cold, warm-up, measured), indexed from 0, and ctx's error if
+// the run was cancelled.
+func Run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
+	var out []runfile.Request
+	total := len(cfg.Prompts) + len(cfg.WarmupPrompts)
+	if cfg.ColdPrompt != nil {
+		total++
+	}
+	prog := progress{cfg: cfg, total: total}
+	if cfg.ColdPrompt != nil {
+		r := one(ctx, cfg, *cfg.ColdPrompt)
+		r.Cold = true
+		r.Index = len(out)
+		out = append(out, r)
+		prog.add("cold", &out[len(out)-1])
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+	}
+	for _, p := range cfg.WarmupPrompts {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		r := one(ctx, cfg, p)
+		r.Warmup = true
+		r.Index = len(out)
+		out = append(out, r)
+		prog.add("warmup", &out[len(out)-1])
+	}
+	measured := closedLoop(ctx, cfg, &prog)
+	for _, r := range measured {
+		r.Index = len(out)
+		out = append(out, r)
+	}
+	return out, ctx.Err()
+}
+
+// closedLoop runs cfg.Prompts with cfg.Concurrency workers; each worker
+// sends its next request as soon as its previous one ends.
+func closedLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Request {
+	c := max(cfg.Concurrency, 1)
+	type slot struct {
+		r    runfile.Request
+		done bool
+	}
+	results := make([]slot, len(cfg.Prompts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(c, len(cfg.Prompts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r := one(ctx, cfg, cfg.Prompts[i])
+				results[i] = slot{r: r, done: true}
+				prog.add("measure", &results[i].r)
+			}
+		}()
+	}
+feed:
+	for i := range cfg.Prompts {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	var out []runfile.Request
+	for _, s := range results {
+		if s.done {
+			out = append(out, s.r)
+		}
+	}
+	return out
+}
+
+// one sends a single prompt and records it.
+func one(ctx context.Context, cfg Config, p suite.Prompt) runfile.Request {
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	tr := cfg.Client.Do(ctx, Request(p, cfg.MaxTokens))
+	r := tr.Record()
+	r.Category = p.Category
+	r.PromptID = p.ID
+	return r
+}
+
+// Request builds the stream request for prompt p; maxTokens > 0 overrides
+// the prompt's own limit.
+func Request(p suite.Prompt, maxTokens int) stream.Request {
+	var msgs []api.Message
+	if p.System != "" {
+		msgs = append(msgs, api.Message{Role: "system", Content: api.Content(p.System)})
+	}
+	msgs = append(msgs, api.Message{Role: "user", Content: api.Content(p.Text)})
+	mt := p.MaxTokens
+	if maxTokens > 0 {
+		mt = maxTokens
+	}
+	return stream.Request{Messages: msgs, Prompt: p.Text, MaxTokens: mt}
+}
+
+// progress serialises progress reports.
+type progress struct {
+	cfg   Config
+	total int
+	mu    sync.Mutex
+	done  int
+	errs  int
+	ttfts []float64
+}
+
+func (p *progress) add(phase string, r *runfile.Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	if !r.OK() {
+		p.errs++
+	}
+	if phase == "measure" && r.OK() && len(r.TokenTimesNS) > 0 {
+		p.ttfts = append(p.ttfts, stats.Millis(r.TTFTNS))
+	}
+	if p.cfg.Progress == nil {
+		return
+	}
+	s := append([]float64(nil), p.ttfts...)
+	sort.Float64s(s)
+	p.cfg.Progress(Progress{Phase: phase, Done: p.done, Total: p.total, Errors: p.errs, TTFTP50Ms: stats.Percentile(s, 50), Last: r})
+}

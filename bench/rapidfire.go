@@ -1,0 +1,175 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stream"
+	"github.com/tokenpulse/tokenpulse/suite"
+)
+
+// Aborter asks the target to stop a request; *stream.Client is one.
+type Aborter interface {
+	Abort(ctx context.Context, requestID string) (*api.AbortResponse, error)
+}
+
+// RapidFireConfig describes the rapid-fire scenario: an impatient user
+// asks a question and, while the answer streams, asks the next one,
+// aborting the first.
+type RapidFireConfig struct {
+	Client  Doer
+	Aborter Aborter
+	// Prompts are asked in pairs: Prompts[i] is interrupted by
+	// Prompts[i+1] for even i. An odd last prompt is ignored.
+	Prompts []suite.Prompt
+	// AfterTokens is how many tokens of the first answer arrive before the
+	// user interrupts (default 3).
+	AfterTokens int
+	MaxTokens   int
+	Timeout     time.Duration
+	Progress    func(Progress)
+}
+
+// RapidFire runs the scenario. For each pair it first asks the follow-up
+// prompt alone (its reference TTFT), then asks the first prompt and, once
+// AfterTokens tokens have arrived, sends the abort and the follow-up at the
+// same instant. It returns every request (alone, interrupted, follow-up,
+// in that order per pair) and one FollowUp per pair.
+func RapidFire(ctx context.Context, cfg RapidFireConfig) ([]runfile.Request, []runfile.FollowUp, error) {
+	after := cfg.AfterTokens
+	if after <= 0 {
+		after = 3
+	}
+	var reqs []runfile.Request
+	var fus []runfile.FollowUp
+	pairs := len(cfg.Prompts) / 2
+	done := 0
+	report := func(phase string, r *runfile.Request) {
+		done++
+		if cfg.Progress != nil {
+			cfg.Progress(Progress{Phase: phase, Done: done, Total: pairs * 3, Last: r})
+		}
+	}
+	base := Config{Client: cfg.Client, MaxTokens: cfg.MaxTokens, Timeout: cfg.Timeout}
+	for i := 0; i+1 < len(cfg.Prompts); i += 2 {
+		if ctx.Err() != nil {
+			return reqs, fus, ctx.Err()
+		}
+		first, follow := cfg.Prompts[i], cfg.Prompts[i+1]
+
+		alone := one(ctx, base, follow)
+		alone.Index = len(reqs)
+		reqs = append(reqs, alone)
+		report("alone", &reqs[len(reqs)-1])
+
+		fu, a, b := interrupt(ctx, cfg, base, first, follow, after)
+		a.Index = len(reqs)
+		reqs = append(reqs, a)
+		report("interrupted", &reqs[len(reqs)-1])
+		b.Index = len(reqs)
+		reqs = append(reqs, b)
+		report("follow-up", &reqs[len(reqs)-1])
+		fu.Interrupted, fu.FollowUp = a.Index, b.Index
+		fu.AloneTTFTNS = alone.TTFTNS
+		fus = append(fus, fu)
+	}
+	return reqs, fus, ctx.Err()
+}
+
+// interrupt asks first, and after `after` tokens aborts it and asks follow.
+func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, follow suite.Prompt, after int) (runfile.FollowUp, runfile.Request, runfile.Request) {
+	fu := runfile.FollowUp{TokensAfterAbort: -1}
+	reqA := Request(first, cfg.MaxTokens)
+	reqA.ID = newID("rf")
+	var (
+		mu         sync.Mutex
+		abortAt    time.Time // wall instant the abort was sent
+		lastAt     time.Time // wall instant of A's last token
+		trigger    = make(chan struct{})
+		triggerOne sync.Once
+		startA     time.Time
+	)
+	reqA.OnToken = func(i int, at time.Duration) {
+		mu.Lock()
+		lastAt = startA.Add(at)
+		mu.Unlock()
+		if i+1 >= after {
+			triggerOne.Do(func() { close(trigger) })
+		}
+	}
+	ctxA := ctx
+	var cancelA context.CancelFunc = func() {}
+	if cfg.Timeout > 0 {
+		ctxA, cancelA = context.WithTimeout(ctx, cfg.Timeout)
+	}
+	defer cancelA()
+	resA := make(chan *stream.Trace, 1)
+	mu.Lock()
+	startA = time.Now()
+	mu.Unlock()
+	go func() { resA <- cfg.Client.Do(ctxA, reqA) }()
+
+	var trA *stream.Trace
+	select {
+	case <-trigger:
+	case trA = <-resA: // the answer ended before the user interrupted
+	case <-ctx.Done():
+	}
+
+	var abortResp *api.AbortResponse
+	var abortErr error
+	var wg sync.WaitGroup
+	var b runfile.Request
+	if trA == nil && ctx.Err() == nil {
+		mu.Lock()
+		abortAt = time.Now()
+		mu.Unlock()
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			abortResp, abortErr = cfg.Aborter.Abort(ctx, reqA.ID)
+		}()
+		go func() {
+			defer wg.Done()
+			b = one(ctx, base, follow)
+		}()
+		trA = <-resA
+		wg.Wait()
+	} else {
+		if trA == nil {
+			trA = <-resA
+		}
+		b = one(ctx, base, follow)
+	}
+	a := trA.Record()
+	a.Category, a.PromptID = first.Category, first.ID
+	a.Aborted = true
+	if abortErr != nil && a.Error == "" {
+		a.Error = fmt.Sprintf("abort failed: %v", abortErr)
+		a.ErrorKind = "abort"
+	}
+	mu.Lock()
+	if !abortAt.IsZero() && lastAt.After(abortAt) {
+		fu.AbortLatencyNS = int64(lastAt.Sub(abortAt))
+	}
+	mu.Unlock()
+	if abortResp != nil {
+		fu.TokensAfterAbort = abortResp.TokensAfterAbort
+	}
+	fu.ForeignEvents = b.ForeignEvents
+	fu.TTFTNS = b.TTFTNS
+	return fu, a, b
+}
+
+// newID returns a fresh request id with the given prefix.
+func newID(prefix string) string {
+	var b [12]byte
+	rand.Read(b[:])
+	return prefix + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,84 @@
+package suite
+
+// Suite is a golden prompt suite: named categories of prompts, each with a
+// weight, a max_tokens budget and thresholds.
+type Suite struct {
+	// Name identifies the suite ("zh-medical"); it is recorded in run files.
+	Name string
+	// Description says in a sentence what the suite mirrors.
+	Description string
+	// Language is the default language tag of the prompts ("zh-CN", "en").
+	Language string
+	// Defaults hold the values that categories and prompts inherit.
+	Defaults Defaults
+	// Categories in file order; a loaded suite has at least one.
+	Categories []Category
+	// Source is where the suite came from: the file path given to Load or
+	// the name given to Parse, or "builtin:NAME" for a builtin suite.
+	Source string
+}
+
+// Defaults are the suite-wide values used where a category or prompt sets
+// none.
+type Defaults struct {
+	// MaxTokens caps the answer length; 0 leaves it to the caller.
+	MaxTokens int
+	// System is the system prompt sent before each prompt, if any.
+	System string
+}
+
+// Category is a group of prompts that share a weight, a token budget and
+// thresholds.
+type Category struct {
+	// Name identifies the category within its suite ("short").
+	Name string
+	// Weight is the category's relative share of a sample; > 0.
+	Weight float64
+	// MaxTokens is the category's answer budget (after inheriting the
+	// suite default); 0 leaves it to the caller.
+	MaxTokens int
+	// Description says what kind of prompt the category holds.
+	Description string
+	// Thresholds are expressions in tokenpulse's threshold language, such
+	// as "ttft.p95 < 250ms", that judge this category's requests.
+	Thresholds []string
+	// Prompts in file order; a loaded category has at least one.
+	Prompts []Prompt
+}
+
+// Prompt is one request of a suite. In a loaded suite every field is
+// resolved: Language, System and MaxTokens hold the inherited values when
+// the file leaves them out, and Category names the enclosing category.
+type Prompt struct {
+	// ID identifies the prompt; unique within the suite.
+	ID string
+	// Text is the user message.
+	Text string
+	// Language is the prompt's language tag.
+	Language string
+	// System is the system prompt to send with it, if any.
+	System string
+	// MaxTokens caps the answer; 0 leaves it to the caller.
+	MaxTokens int
+	// Category is the name of the category the prompt belongs to.
+	Category string
+}
+
+// Prompts returns every prompt of the suite in file order.
+func (s *Suite) Prompts() []Prompt {
+	var out []Prompt
+	for _, c := range s.Categories {
+		out = append(out, c.Prompts...)
+	}
+	return out
+}
+
+// Category returns the category called name, or nil.
+func (s *Suite) Category(name string) *Category {
+	for i := range s.Categories {
+		if s.Categories[i].Name == name {
+			return &s.Categories[i]
+		}
+	}
+	return nil
+}

@@ -43,7 +43,7 @@ func classOfSlow(r rune) class {
 		return clsLetter
 	case unicode.IsNumber(r):
 		return clsNumber
-	case unicode.In(r, unicode.M, unicode.P, unicode.S, unicode.Z, unicode.C):
+	case unicode.In(r, unicode.M, unicode.P, unicode.S, unicode.Z, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs):
 		return clsOther
 	}
 	return clsUndefined

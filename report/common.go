@@ -1,0 +1,335 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
+)
+
+// scopedGroup is a summary group with its scope name.
+type scopedGroup struct {
+	Scope string // "category:NAME", "overall" or "cold"
+	Name  string // what a table shows: the category name, "overall", "cold"
+	G     runfile.Group
+}
+
+// groups returns the categories in name order, then overall.
+func groups(r *runfile.Run) []scopedGroup {
+	names := make([]string, 0, len(r.Summary.Categories))
+	for n := range r.Summary.Categories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]scopedGroup, 0, len(names)+1)
+	for _, n := range names {
+		out = append(out, scopedGroup{"category:" + n, n, r.Summary.Categories[n]})
+	}
+	return append(out, scopedGroup{"overall", "overall", r.Summary.Overall})
+}
+
+// counts returns how many requests the run holds by kind.
+type counts struct{ Total, Measured, Cold, Warmup, Errors int }
+
+func countRequests(r *runfile.Run) counts {
+	var c counts
+	for _, q := range r.Requests {
+		c.Total++
+		switch {
+		case q.Warmup:
+			c.Warmup++
+			continue
+		case q.Cold:
+			c.Cold++
+		}
+		c.Measured++
+		if !q.OK() {
+			c.Errors++
+		}
+	}
+	return c
+}
+
+// ms formats a millisecond figure, "-" when the distribution is empty.
+func ms(d stats.Distribution, v float64) string {
+	if d.Count == 0 {
+		return "-"
+	}
+	return fmtMS(v)
+}
+
+func fmtMS(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+// fmtValue formats a verdict or experience value with its unit.
+func fmtValue(v float64, unit string) string {
+	switch unit {
+	case "ms":
+		return fmtMS(v) + " ms"
+	case "%":
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	case "":
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64) + " " + unit
+}
+
+// fmtLimit formats a limit briefly (120 ms, 5%).
+func fmtLimit(v float64, unit string) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	switch unit {
+	case "":
+		return s
+	case "%":
+		return s + "%"
+	}
+	return s + " " + unit
+}
+
+// failed returns the verdicts that did not pass, in run order.
+func failed(r *runfile.Run) []runfile.Verdict {
+	var out []runfile.Verdict
+	for _, v := range r.Verdicts {
+		if !v.Passed {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// offenderList formats up to n offenders: "complex-02 (req-0007) 300.0 ms".
+func offenderList(r *runfile.Run, v runfile.Verdict, n int) string {
+	var parts []string
+	for i, o := range v.Offenders {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(v.Offenders)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) %s", o.PromptID, o.RequestID, offenderValue(r, v, o)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// offenderValue is what an offender contributed: its value in the
+// verdict's unit, or for a failed request the kind of its error.
+func offenderValue(r *runfile.Run, v runfile.Verdict, o runfile.Offender) string {
+	if q := findRequest(r, o); q != nil && !q.OK() {
+		return "error: " + orDash(q.ErrorKind)
+	}
+	return fmtValue(o.Value, v.Unit)
+}
+
+// ruleMetric returns the metric of a threshold expression: "gap" for
+// "gap.max <= 120ms".
+func ruleMetric(rule string) string {
+	rule = strings.TrimSpace(rule)
+	if i := strings.IndexAny(rule, ". <>=!"); i >= 0 {
+		return rule[:i]
+	}
+	return rule
+}
+
+// timelineFor is a request whose arrival timeline the reports draw, with
+// why it is drawn.
+type timelineFor struct {
+	Req *runfile.Request
+	// Rules are the crossed thresholds that named the request.
+	Rules []string
+	// LimitMS is the smallest limit of a crossed gap threshold that named
+	// it, 0 when none.
+	LimitMS float64
+	// Worst is true when no threshold was crossed and this is the request
+	// with the longest gap, shown for reference.
+	Worst bool
+}
+
+// timelines picks the requests whose timelines are drawn: every offender
+// of a crossed threshold, in verdict order, at most opts.MaxTimelines; when
+// nothing was crossed, the warm request with the longest gap.
+func timelines(r *runfile.Run, o Options) []timelineFor {
+	byIndex := map[int]int{}
+	var out []timelineFor
+	for _, v := range failed(r) {
+		for _, off := range v.Offenders {
+			q := findRequest(r, off)
+			if q == nil || len(q.TokenTimesNS) == 0 {
+				continue
+			}
+			k, ok := byIndex[q.Index]
+			if !ok {
+				if len(out) == o.maxTimelines() {
+					continue
+				}
+				k = len(out)
+				byIndex[q.Index] = k
+				out = append(out, timelineFor{Req: q})
+			}
+			t := &out[k]
+			if !slices.Contains(t.Rules, v.Rule) {
+				t.Rules = append(t.Rules, v.Rule)
+			}
+			if ruleMetric(v.Rule) == "gap" && (v.Unit == "ms" || v.Unit == "") && v.Limit > 0 {
+				if t.LimitMS == 0 || v.Limit < t.LimitMS {
+					t.LimitMS = v.Limit
+				}
+			}
+		}
+	}
+	if len(out) > 0 || len(failed(r)) > 0 {
+		return out
+	}
+	var worst *runfile.Request
+	var worstGap int64 = -1
+	for i := range r.Requests {
+		q := &r.Requests[i]
+		if q.Warmup || q.Cold || !q.OK() {
+			continue
+		}
+		for _, g := range stats.Gaps(q.TokenTimesNS) {
+			if g > worstGap {
+				worst, worstGap = q, g
+			}
+		}
+	}
+	if worst == nil {
+		return nil
+	}
+	return []timelineFor{{Req: worst, Worst: true}}
+}
+
+// findRequest returns the request an offender names: by index when it
+// matches, otherwise by request id.
+func findRequest(r *runfile.Run, o runfile.Offender) *runfile.Request {
+	if o.Index >= 0 && o.Index < len(r.Requests) {
+		q := &r.Requests[o.Index]
+		if q.Index == o.Index && (o.RequestID == "" || q.RequestID == o.RequestID) {
+			return q
+		}
+	}
+	for i := range r.Requests {
+		if o.RequestID != "" && r.Requests[i].RequestID == o.RequestID {
+			return &r.Requests[i]
+		}
+	}
+	return nil
+}
+
+// stall is a gap that a timeline marks.
+type stall struct {
+	After          int // index of the token that ends the gap
+	FromNS, ToNS   int64
+	GapMS          float64
+	OverLimit      bool // longer than the absolute limit
+	OverMedianRule bool // longer than factor × median
+}
+
+// stallRule says when a gap counts as a stall for one request.
+type stallRule struct {
+	LimitMS  float64 // 0: no absolute limit
+	Factor   float64 // 0: no median rule
+	MedianMS float64
+}
+
+// threshold returns the smallest gap (ms) that counts as a stall, +Inf when
+// no rule applies.
+func (s stallRule) threshold() float64 {
+	t := math.Inf(1)
+	if s.LimitMS > 0 {
+		t = s.LimitMS
+	}
+	if s.Factor > 0 && s.MedianMS > 0 {
+		t = math.Min(t, s.Factor*s.MedianMS)
+	}
+	return t
+}
+
+func (s stallRule) String() string {
+	var parts []string
+	if s.LimitMS > 0 {
+		parts = append(parts, "over "+fmtLimit(s.LimitMS, "ms"))
+	}
+	if s.Factor > 0 && s.MedianMS > 0 {
+		parts = append(parts, fmt.Sprintf("over %s× the median gap (%s ms)", strconv.FormatFloat(s.Factor, 'g', -1, 64), fmtMS(s.MedianMS)))
+	}
+	if len(parts) == 0 {
+		return "no stall rule"
+	}
+	return "a stall is a gap " + strings.Join(parts, " or ")
+}
+
+// findStalls returns the rule for q and the gaps of q it marks as stalls.
+func findStalls(q *runfile.Request, limitMS float64, o Options) (stallRule, []stall) {
+	if o.StallMS > 0 {
+		limitMS = o.StallMS
+	}
+	gaps := stats.Gaps(q.TokenTimesNS)
+	gms := make([]float64, len(gaps))
+	for i, g := range gaps {
+		gms[i] = stats.Millis(g)
+	}
+	rule := stallRule{LimitMS: limitMS, Factor: o.stallFactor(), MedianMS: stats.Describe(gms).P50}
+	th := rule.threshold()
+	var out []stall
+	for i, g := range gms {
+		if g > th {
+			out = append(out, stall{
+				After: i + 1, FromNS: q.TokenTimesNS[i], ToNS: q.TokenTimesNS[i+1], GapMS: g,
+				OverLimit:      rule.LimitMS > 0 && g > rule.LimitMS,
+				OverMedianRule: rule.Factor > 0 && g > rule.Factor*rule.MedianMS,
+			})
+		}
+	}
+	return rule, out
+}
+
+// deviceLine describes the device in one line.
+func deviceLine(d runfile.Device) string {
+	var parts []string
+	if d.Label != "" {
+		parts = append(parts, d.Label)
+	}
+	if d.Hostname != "" {
+		parts = append(parts, d.Hostname)
+	}
+	var sys []string
+	if d.OS != "" || d.Arch != "" {
+		sys = append(sys, d.OS+"/"+d.Arch)
+	}
+	if d.CPUCores > 0 {
+		sys = append(sys, fmt.Sprintf("%d cores", d.CPUCores))
+	}
+	if d.CPUModel != "" {
+		sys = append(sys, d.CPUModel)
+	}
+	if d.MemoryBytes > 0 {
+		sys = append(sys, fmtBytes(d.MemoryBytes))
+	}
+	s := strings.Join(parts, " ")
+	if len(sys) > 0 {
+		s += " (" + strings.Join(sys, ", ") + ")"
+	}
+	if d.Tier != "" {
+		s += ", tier " + d.Tier
+	}
+	return strings.TrimSpace(s)
+}
+
+func fmtBytes(b uint64) string {
+	const gib = 1 << 30
+	if b >= gib {
+		return strconv.FormatFloat(float64(b)/gib, 'f', 1, 64) + " GiB"
+	}
+	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 0, 64) + " MiB"
+}
+
+// orDash returns s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,216 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// ANSI colours for Text with Options.Color.
+const (
+	ansiRed   = "\x1b[31m"
+	ansiGreen = "\x1b[32m"
+	ansiBold  = "\x1b[1m"
+	ansiReset = "\x1b[0m"
+)
+
+// Text writes the terminal summary of r: a header naming the target,
+// model, device and suite; the cold request apart; a table of every
+// category and the overall warm figures (times in ms); the verdicts with
+// their first offenders; the experience rows the run triggers; and the
+// run's warnings. The table is plain aligned text; colour only with
+// o.Color.
+func Text(w io.Writer, r *runfile.Run, o Options) error {
+	bw := bufio.NewWriter(w)
+	t := &textWriter{w: bw, color: o.Color}
+	t.header(r)
+	t.cold(r)
+	t.table(r)
+	t.verdicts(r)
+	t.experience(r)
+	t.warnings(r)
+	return bw.Flush()
+}
+
+type textWriter struct {
+	w     *bufio.Writer
+	color bool
+}
+
+func (t *textWriter) paint(code, s string) string {
+	if !t.color {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (t *textWriter) printf(format string, args ...any) { fmt.Fprintf(t.w, format, args...) }
+
+func (t *textWriter) header(r *runfile.Run) {
+	name := r.Tool.Name
+	if name == "" {
+		name = "tokenpulse"
+	}
+	t.printf("%s %s, run started %s\n", t.paint(ansiBold, name), orDash(r.Tool.Version), r.StartedAt.UTC().Format(time.RFC3339))
+	if r.Interrupted {
+		t.printf("%s\n", t.paint(ansiRed, "interrupted: the run was stopped before it finished; figures cover what was measured"))
+	}
+	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
+	api := r.Target.API
+	if api != "" {
+		api = " (" + api + " API)"
+	}
+	fmt.Fprintf(tw, "target\t%s%s\n", orDash(r.Target.URL), api)
+	fmt.Fprintf(tw, "model\t%s, backend %s\n", orDash(r.Target.Model), orDash(r.Target.Backend))
+	fmt.Fprintf(tw, "device\t%s\n", orDash(deviceLine(r.Device)))
+	c := countRequests(r)
+	suite := orDash(r.Config.Suite)
+	fmt.Fprintf(tw, "suite\t%s, seed %d, %d requests (%d warm-up, %d cold, %d warm), %s\n",
+		suite, r.Config.Seed, c.Total, c.Warmup, c.Cold, c.Measured-c.Cold, plural(c.Errors, "error"))
+	tw.Flush()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func (t *textWriter) cold(r *runfile.Run) {
+	g := r.Summary.Cold
+	if g == nil && r.ColdStart == nil {
+		return
+	}
+	t.printf("\n")
+	if g != nil {
+		label := "cold request"
+		ttft := "TTFT " + ms(g.TTFTMs, g.TTFTMs.Mean) + " ms"
+		if g.Requests > 1 {
+			label = fmt.Sprintf("cold requests (%d)", g.Requests)
+			ttft = "TTFT p50 " + ms(g.TTFTMs, g.TTFTMs.P50) + " ms, max " + ms(g.TTFTMs, g.TTFTMs.Max) + " ms"
+		}
+		t.printf("%s  %s (visible %s ms), gap max %s ms, %s", label, ttft,
+			ms(g.VisibleTTFTMs, g.VisibleTTFTMs.Mean), ms(g.GapMs, g.GapMs.Max), plural(g.OutputTokens, "token"))
+		if g.Errors > 0 {
+			t.printf(", %s", plural(g.Errors, "error"))
+		}
+		t.printf("\n")
+	}
+	if cs := r.ColdStart; cs != nil {
+		t.printf("  cold start: %s\n", coldStartLine(cs))
+	}
+}
+
+func coldStartLine(cs *runfile.ColdStart) string {
+	s := fmt.Sprintf("load %s ms, page-in %s ms, KV init %s ms, first forward %s ms, total %s ms",
+		fmtMS(cs.LoadMS), fmtMS(cs.PageInMS), fmtMS(cs.KVInitMS), fmtMS(cs.FirstForwardMS), fmtMS(cs.TotalMS))
+	if cs.ProcessStartMS > 0 {
+		s += fmt.Sprintf("; process start to ready %s ms", fmtMS(cs.ProcessStartMS))
+	}
+	return s
+}
+
+// tableColumns are the columns of the per-scope table, shared by Text and
+// HTML.
+var tableColumns = []string{"reqs", "errors", "ttft p50", "ttft p95", "ttft p99", "vis ttft p95",
+	"tpot mean", "gap p50", "gap p95", "gap p99", "gap max", "gap std", "tok/event"}
+
+// tableRow returns the cells of g under tableColumns.
+func tableRow(g runfile.Group) []string {
+	tpe := "-"
+	if g.TokensPerEvent > 0 {
+		tpe = strconv.FormatFloat(g.TokensPerEvent, 'f', 2, 64)
+	}
+	return []string{
+		strconv.Itoa(g.Requests), strconv.Itoa(g.Errors),
+		ms(g.TTFTMs, g.TTFTMs.P50), ms(g.TTFTMs, g.TTFTMs.P95), ms(g.TTFTMs, g.TTFTMs.P99),
+		ms(g.VisibleTTFTMs, g.VisibleTTFTMs.P95),
+		ms(g.TPOTMs, g.TPOTMs.Mean),
+		ms(g.GapMs, g.GapMs.P50), ms(g.GapMs, g.GapMs.P95), ms(g.GapMs, g.GapMs.P99), ms(g.GapMs, g.GapMs.Max),
+		ms(g.GapMs, g.GapMs.Std), tpe,
+	}
+}
+
+// batchWarning is the line a report shows for a group whose endpoint
+// sends more than one token per event.
+func batchWarning(name string, g runfile.Group) string {
+	return fmt.Sprintf("%s: %.2f tokens per event: the endpoint batches tokens, so gaps are per event, not per token", name, g.TokensPerEvent)
+}
+
+func (t *textWriter) table(r *runfile.Run) {
+	gs := groups(r)
+	width := len("scope")
+	for _, g := range gs {
+		width = max(width, len(g.Name))
+	}
+	t.printf("\nwarm requests (times in ms; gaps pooled over every request of the scope)\n")
+	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%-*s\t%s\t\n", width, "scope", strings.Join(tableColumns, "\t"))
+	for _, g := range gs {
+		fmt.Fprintf(tw, "%-*s\t%s\t\n", width, g.Name, strings.Join(tableRow(g.G), "\t"))
+	}
+	tw.Flush()
+	for _, g := range gs {
+		if g.G.TokensPerEvent > 1 {
+			t.printf("%s %s\n", t.paint(ansiRed, "!"), batchWarning(g.Name, g.G))
+		}
+	}
+}
+
+func (t *textWriter) verdicts(r *runfile.Run) {
+	if len(r.Verdicts) == 0 {
+		return
+	}
+	n := len(failed(r))
+	head := fmt.Sprintf("verdicts: all %d thresholds held", len(r.Verdicts))
+	if n > 0 {
+		head = t.paint(ansiRed, fmt.Sprintf("verdicts: %d of %d thresholds crossed", n, len(r.Verdicts)))
+	}
+	t.printf("\n%s\n", head)
+	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
+	for _, v := range r.Verdicts {
+		mark := t.paint(ansiGreen, "✓")
+		if !v.Passed {
+			mark = t.paint(ansiRed, "✗")
+		}
+		fmt.Fprintf(tw, "  %s %s\t%s\t%s vs limit %s", mark, v.Rule, v.Scope, fmtValue(v.Value, v.Unit), fmtLimit(v.Limit, v.Unit))
+		if !v.Passed && len(v.Offenders) > 0 {
+			fmt.Fprintf(tw, "\toffenders: %s", offenderList(r, v, 3))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+func (t *textWriter) experience(r *runfile.Run) {
+	if len(r.Experience) == 0 {
+		return
+	}
+	t.printf("\nwhat users feel\n")
+	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
+	for _, e := range r.Experience {
+		fmt.Fprintf(tw, "  %s\t%s\t%s: %s", e.Scope, e.Experience, e.Rule, fmtValue(e.Value, e.Unit))
+		if e.Impact != "" {
+			fmt.Fprintf(tw, "\timpact: %s", e.Impact)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+func (t *textWriter) warnings(r *runfile.Run) {
+	if len(r.Warnings) == 0 {
+		return
+	}
+	t.printf("\n")
+	for _, w := range r.Warnings {
+		t.printf("%s %s\n", t.paint(ansiRed, "warning:"), w)
+	}
+}

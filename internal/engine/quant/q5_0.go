@@ -78,7 +78,7 @@ func dotQ5_0(x []float32, w []byte) float32 {
 			q := (*[4]byte)(b[6+j:])
 			lo := (*[4]float32)(xb[j:])
 			hi := (*[4]float32)(xb[16+j:])
-			hl := qh >> j << 4         // bit j+k of qh at bit 4+k
+			hl := qh >> j << 4        // bit j+k of qh at bit 4+k
 			hh := qh >> (j + 16) << 4 // bit j+16+k at bit 4+k
 			s0 += lo[0]*float32(int32(uint32(q[0]&0x0f)|hl&0x10)-16) + hi[0]*float32(int32(uint32(q[0]>>4)|hh&0x10)-16)
 			s1 += lo[1]*float32(int32(uint32(q[1]&0x0f)|hl>>1&0x10)-16) + hi[1]*float32(int32(uint32(q[1]>>4)|hh>>1&0x10)-16)

@@ -1,0 +1,252 @@
+// Package engine is tokenpulse's embedded inference runtime: a pure-Go
+// forward pass for llama-family models (LLaMA 1/2/3, TinyLlama, SmolLM,
+// Qwen2) read from GGUF files, with the habits that keep a token stream
+// steady: weights mapped and paged in before the first request, a KV cache
+// allocated once for the whole context, prompt prefill in batches and a
+// cancellation check before every token.
+//
+// A [Model] is loaded once and shared; each conversation runs in a
+// [Session], which owns its KV cache:
+//
+//	m, err := engine.Load(ctx, engine.Options{}) // "" = the bundled stories260K
+//	if err != nil { ... }
+//	defer m.Close()
+//	if _, err := m.Warmup(ctx); err != nil { ... }
+//	s := m.NewSession()
+//	prompt := m.Tokenizer().Encode("Once upon a time", true, false)
+//	res, err := s.Generate(ctx, prompt, engine.Params{MaxTokens: 64},
+//		func(t engine.Token) error { fmt.Print(t.Text); return nil })
+//
+// Concurrency: a Model is safe for concurrent use by several sessions (their
+// matrix products take turns on the model's worker pool); a Session is not
+// safe for concurrent use.
+//
+// Matrix products run over the rows of the weights in their stored
+// encoding through the fused dot products of package quant, spread over a
+// persistent worker pool (Options.Threads goroutines, started at load).
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/internal/engine/bundled"
+	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
+	"github.com/tokenpulse/tokenpulse/internal/engine/tokenizer"
+)
+
+// ErrUnsupported is returned for a model the engine cannot run (an
+// architecture or feature it does not implement).
+var ErrUnsupported = errors.New("engine: unsupported model")
+
+// ErrContextFull is returned when a prompt and the tokens asked for do not
+// fit in the session's context.
+var ErrContextFull = errors.New("engine: context full")
+
+// Options configure Load.
+type Options struct {
+	// ModelPath is the GGUF file to load; "" loads the bundled model.
+	ModelPath string
+	// Ctx is the context size in tokens, which sizes every session's KV
+	// cache; 0 means min(DefaultCtx, the model's own context). It may not
+	// exceed the model's context times its rope scaling.
+	Ctx int
+	// Threads is the number of goroutines sharing each matrix product; 0
+	// means runtime.NumCPU().
+	Threads int
+	// BatchSize is the number of prompt tokens computed together in
+	// prefill; 0 means DefaultBatch.
+	BatchSize int
+}
+
+// DefaultBatch is the prefill batch size used when Options.BatchSize is 0.
+const DefaultBatch = 32
+
+// Model is a loaded model: configuration, weights, tokenizer and the worker
+// pool.
+type Model struct {
+	cfg      Config
+	file     *gguf.File
+	path     string // "" for the bundled model
+	w        *weights
+	tok      *tokenizer.Tokenizer
+	pool     *pool
+	ctx      int
+	batch    int
+	ropeCos  []float32 // (ctx, rope_dim/2)
+	ropeSin  []float32 // (ctx, rope_dim/2)
+	template chatTemplate
+	loadTime time.Duration
+
+	hashOnce sync.Once
+	sha      string
+
+	mu    sync.Mutex
+	spare *Session // a session made (and warmed) by Warmup, handed out first
+}
+
+// Load opens and maps the model file, validates it and prepares the
+// worker pool. ctx is checked before the work starts.
+func Load(ctx context.Context, opts Options) (*Model, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	var f *gguf.File
+	var err error
+	if opts.ModelPath == "" {
+		f, err = gguf.Parse(bundled.Model)
+	} else {
+		f, err = gguf.Open(opts.ModelPath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: load: %w", err)
+	}
+	m, err := newModel(f, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	m.path = opts.ModelPath
+	m.loadTime = time.Since(start)
+	return m, nil
+}
+
+func newModel(f *gguf.File, opts Options) (*Model, error) {
+	cfg, err := configFrom(f)
+	if err != nil {
+		return nil, err
+	}
+	w, err := loadWeights(f, cfg)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.FromGGUF(f)
+	if err != nil {
+		return nil, fmt.Errorf("engine: tokenizer: %w", err)
+	}
+	if tok.VocabSize() > cfg.Vocab {
+		return nil, fmt.Errorf("engine: tokenizer has %d tokens but the embedding only %d rows", tok.VocabSize(), cfg.Vocab)
+	}
+	n := opts.Ctx
+	limit := int(float64(cfg.CtxTrain) * cfg.RopeScale)
+	switch {
+	case n < 0:
+		return nil, fmt.Errorf("engine: context size %d is negative", n)
+	case n == 0:
+		n = min(DefaultCtx, limit)
+	case n > limit:
+		return nil, fmt.Errorf("engine: context size %d exceeds the model's %d", n, limit)
+	case n > maxCtx:
+		return nil, fmt.Errorf("engine: context size %d exceeds %d", n, maxCtx)
+	}
+	threads := opts.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	threads = min(threads, 256)
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = DefaultBatch
+	}
+	batch = min(batch, n, 4096)
+	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, pool: newPool(threads)}
+	m.ropeCos, m.ropeSin = ropeTable(cfg, n)
+	tmpl, _ := f.String("tokenizer.chat_template")
+	m.template = detectTemplate(tmpl)
+	return m, nil
+}
+
+// Close stops the worker pool and unmaps the file. No session of the model
+// may be used afterwards.
+func (m *Model) Close() error {
+	m.pool.close()
+	return m.file.Close()
+}
+
+// Config returns the model's hyperparameters.
+func (m *Model) Config() Config { return m.cfg }
+
+// Tokenizer returns the model's tokenizer.
+func (m *Model) Tokenizer() *tokenizer.Tokenizer { return m.tok }
+
+// Ctx returns the context size of the model's sessions.
+func (m *Model) Ctx() int { return m.ctx }
+
+// Info describes a loaded model.
+type Info struct {
+	Arch         string         `json:"arch"`
+	Name         string         `json:"name"`
+	Params       uint64         `json:"params"`       // elements of all tensors
+	Ctx          int            `json:"ctx"`          // session context size
+	CtxTrain     int            `json:"ctx_train"`    // the model's own context
+	Vocab        int            `json:"vocab"`        // tokenizer vocabulary
+	Path         string         `json:"path"`         // "" for the bundled model
+	Bundled      bool           `json:"bundled"`      // the embedded default model
+	SHA256       string         `json:"sha256"`       // of the whole file
+	FileBytes    int64          `json:"file_bytes"`   // size of the file
+	Quantization string         `json:"quantization"` // e.g. "Q8_0: 36, F16: 5, F32: 11"
+	TensorTypes  map[string]int `json:"tensor_types"` // tensors per type
+	Threads      int            `json:"threads"`
+	Batch        int            `json:"batch"`
+	Template     string         `json:"chat_template"` // recognised chat template family
+}
+
+// Info returns a description of the model. The first call hashes the file
+// unless Warmup already did.
+func (m *Model) Info() Info {
+	name, _ := m.file.String("general.name")
+	types := map[string]int{}
+	var params uint64
+	for i := range m.file.Tensors {
+		t := &m.file.Tensors[i]
+		types[t.Type.String()]++
+		params += t.Elements()
+	}
+	return Info{
+		Arch: m.cfg.Arch, Name: name, Params: params, Ctx: m.ctx, CtxTrain: m.cfg.CtxTrain,
+		Vocab: m.tok.VocabSize(), Path: m.path, Bundled: m.path == "", SHA256: m.hash(),
+		FileBytes: m.file.Size, Quantization: TypeSummary(types), TensorTypes: types,
+		Threads: m.pool.threads, Batch: m.batch, Template: m.template.String(),
+	}
+}
+
+// TypeSummary formats a count of tensors per type, most frequent first:
+// "Q4_K: 13, Q6_K: 3, F32: 5".
+func TypeSummary(types map[string]int) string {
+	names := make([]string, 0, len(types))
+	for n := range types {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if types[names[i]] != types[names[j]] {
+			return types[names[i]] > types[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s: %d", n, types[n])
+	}
+	return s
+}
+
+// hash returns the sha256 of the file, computing it once; reading every
+// byte also pages the whole file in.
+func (m *Model) hash() string {
+	m.hashOnce.Do(func() {
+		h := sha256.Sum256(m.file.Data())
+		m.sha = hex.EncodeToString(h[:])
+	})
+	return m.sha
+}

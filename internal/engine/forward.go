@@ -1,0 +1,193 @@
+package engine
+
+import "math"
+
+// state holds a session's activations and KV cache, all allocated once.
+type state struct {
+	x       []float32 // (batch, dim) residual stream
+	xb      []float32 // (batch, dim) normalised input / projection output
+	q       []float32 // (batch, q_dim) queries
+	att     []float32 // (batch, q_dim) attention output
+	hb      []float32 // (batch, ffn) gate, then silu(gate)*up
+	hb2     []float32 // (batch, ffn) up
+	logits  []float32 // (vocab) of the last token
+	scratch []float32 // (threads, scratchLen) per-worker space
+	scrLen  int
+	kCache  []float32 // (layer, ctx, kv_dim)
+	vCache  []float32 // (layer, ctx, kv_dim)
+
+	mm   matmulJob
+	attn attnJob
+}
+
+func newState(m *Model) *state {
+	c, b := m.cfg, m.batch
+	s := &state{
+		x:      make([]float32, b*c.Dim),
+		xb:     make([]float32, b*c.Dim),
+		q:      make([]float32, b*c.QDim()),
+		att:    make([]float32, b*c.QDim()),
+		hb:     make([]float32, b*c.FFN),
+		hb2:    make([]float32, b*c.FFN),
+		logits: make([]float32, c.Vocab),
+		scrLen: max(m.ctx, c.Dim, c.FFN, c.QDim()),
+		kCache: make([]float32, c.Layers*m.ctx*c.KVDim()),
+		vCache: make([]float32, c.Layers*m.ctx*c.KVDim()),
+	}
+	s.scratch = make([]float32, m.pool.threads*s.scrLen)
+	s.mm.s = s
+	s.attn.s = s
+	return s
+}
+
+// matmulJob computes out = W x for up to three matrices sharing the input x
+// (q, k and v; gate and up), over the concatenation of their rows.
+type matmulJob struct {
+	s     *state
+	n     int
+	mats  [3]*matrix
+	outs  [3][]float32 // (batch, rows) each
+	ends  [3]int       // cumulative row counts
+	x     []float32    // (batch, cols)
+	batch int
+}
+
+func (j *matmulJob) runRows(w, lo, hi int) {
+	start := 0
+	for i := 0; i < j.n; i++ {
+		m := j.mats[i]
+		end := j.ends[i]
+		a, b := max(lo, start)-start, min(hi, end)-start
+		if a < b {
+			mulRows(m, j.outs[i], j.x, j.batch, a, b, j.s.scratch[w*j.s.scrLen:(w+1)*j.s.scrLen])
+		}
+		start = end
+	}
+}
+
+// mulRows computes rows [a, b) of out = W x for each of batch inputs. With
+// one input each row goes through the fused quantised dot product; with
+// several, each row is decoded once into buf and reused for every input.
+func mulRows(m *matrix, out, x []float32, batch, a, b int, buf []float32) {
+	cols, rows := m.cols, m.rows
+	if batch == 1 {
+		x = x[:cols]
+		dotq := m.kern.Dot
+		for r := a; r < b; r++ {
+			out[r] = dotq(x, m.data[r*m.rowBytes:(r+1)*m.rowBytes])
+		}
+		return
+	}
+	buf = buf[:cols]
+	for r := a; r < b; r++ {
+		m.kern.Dequant(buf, m.data[r*m.rowBytes:(r+1)*m.rowBytes])
+		for i := 0; i < batch; i++ {
+			out[i*rows+r] = dot(buf, x[i*cols:(i+1)*cols])
+		}
+	}
+}
+
+// attnJob computes causal attention for (batch × heads) rows of one layer.
+type attnJob struct {
+	s     *state
+	m     *Model
+	layer int
+	pos   int // position of the first token of the batch
+}
+
+func (j *attnJob) runRows(w, lo, hi int) {
+	s, c := j.s, j.m.cfg
+	hd, qd, kvd, heads, group := c.HeadDim(), c.QDim(), c.KVDim(), c.Heads, c.Group()
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	base := j.layer * j.m.ctx * kvd
+	scores := s.scratch[w*s.scrLen : (w+1)*s.scrLen]
+	for idx := lo; idx < hi; idx++ {
+		b, h := idx/heads, idx%heads
+		p := j.pos + b
+		q := s.q[b*qd+h*hd : b*qd+(h+1)*hd]
+		off := base + (h/group)*hd
+		sc := scores[:p+1]
+		for t := range sc {
+			k := s.kCache[off+t*kvd : off+t*kvd+hd]
+			sc[t] = dot(q, k) * scale
+		}
+		softmax(sc)
+		out := s.att[b*qd+h*hd : b*qd+(h+1)*hd]
+		clear(out)
+		for t, a := range sc {
+			axpy(out, a, s.vCache[off+t*kvd:off+t*kvd+hd])
+		}
+	}
+}
+
+// matmul runs out_i = W_i x for the given matrices on the pool.
+func (m *Model) matmul(s *state, x []float32, batch int, mats []*matrix, outs ...[]float32) {
+	j := &s.mm
+	j.n, j.x, j.batch = len(mats), x, batch
+	total := 0
+	for i, w := range mats {
+		j.mats[i], j.outs[i] = w, outs[i]
+		total += w.rows
+		j.ends[i] = total
+	}
+	m.pool.run(j, total, mats[0].cols*batch)
+}
+
+// forward runs tokens (at most the batch size) through the model at
+// positions pos, pos+1, ... and leaves the logits of the last token in
+// s.logits.
+func (m *Model) forward(s *state, tokens []int32, pos int) {
+	c, w := m.cfg, m.w
+	B, dim, qd, kvd, ffn := len(tokens), c.Dim, c.QDim(), c.KVDim(), c.FFN
+	for b, t := range tokens {
+		w.tokenEmbd.kern.Dequant(s.x[b*dim:(b+1)*dim], w.tokenEmbd.row(int(t)))
+	}
+	half := c.RopeDim / 2
+	var mats [3]*matrix
+	for l := range w.layers {
+		ly := &w.layers[l]
+		for b := 0; b < B; b++ {
+			rmsnorm(s.xb[b*dim:(b+1)*dim], s.x[b*dim:(b+1)*dim], ly.attnNorm, c.NormEps)
+		}
+		kv := (l*m.ctx + pos) * kvd
+		kOut := s.kCache[kv : kv+B*kvd]
+		vOut := s.vCache[kv : kv+B*kvd]
+		mats[0], mats[1], mats[2] = &ly.wq, &ly.wk, &ly.wv
+		m.matmul(s, s.xb, B, mats[:3], s.q, kOut, vOut)
+		for b := 0; b < B; b++ {
+			q := s.q[b*qd : (b+1)*qd]
+			k := kOut[b*kvd : (b+1)*kvd]
+			if ly.bq != nil {
+				add(q, ly.bq)
+			}
+			if ly.bk != nil {
+				add(k, ly.bk)
+			}
+			if ly.bv != nil {
+				add(vOut[b*kvd:(b+1)*kvd], ly.bv)
+			}
+			p := pos + b
+			cos, sin := m.ropeCos[p*half:(p+1)*half], m.ropeSin[p*half:(p+1)*half]
+			rope(q, c.HeadDim(), cos, sin, c.RopeNeox)
+			rope(k, c.HeadDim(), cos, sin, c.RopeNeox)
+		}
+		s.attn.m, s.attn.layer, s.attn.pos = m, l, pos
+		m.pool.run(&s.attn, B*c.Heads, (pos+B)*c.HeadDim()*2)
+		mats[0] = &ly.wo
+		m.matmul(s, s.att, B, mats[:1], s.xb)
+		add(s.x[:B*dim], s.xb[:B*dim])
+		for b := 0; b < B; b++ {
+			rmsnorm(s.xb[b*dim:(b+1)*dim], s.x[b*dim:(b+1)*dim], ly.ffnNorm, c.NormEps)
+		}
+		mats[0], mats[1] = &ly.wGate, &ly.wUp
+		m.matmul(s, s.xb, B, mats[:2], s.hb, s.hb2)
+		swiglu(s.hb[:B*ffn], s.hb2[:B*ffn])
+		mats[0] = &ly.wDown
+		m.matmul(s, s.hb, B, mats[:1], s.xb)
+		add(s.x[:B*dim], s.xb[:B*dim])
+	}
+	last := s.x[(B-1)*dim : B*dim]
+	rmsnorm(s.xb[:dim], last, w.outputNorm, c.NormEps)
+	mats[0] = &w.output
+	m.matmul(s, s.xb[:dim], 1, mats[:1], s.logits)
+}

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/internal/engine/tokenizer"
+)
+
+// Session runs generation for one conversation at a time. It owns a KV
+// cache allocated once for the model's whole context, so no allocation or
+// growth happens in the middle of an answer. A Session is not safe for
+// concurrent use; a Model may have several.
+type Session struct {
+	m       *Model
+	st      *state
+	smp     *sampler
+	recent  []int32 // (RepeatWindow) ring of the last tokens
+	nRecent int
+	now     func() time.Time
+	one     [1]int32
+}
+
+// NewSession returns a session with its own KV cache. The first call after
+// Warmup returns the session Warmup already touched.
+func (m *Model) NewSession() *Session {
+	m.mu.Lock()
+	s := m.spare
+	m.spare = nil
+	m.mu.Unlock()
+	if s != nil {
+		return s
+	}
+	return &Session{
+		m: m, st: newState(m), smp: newSampler(m.cfg.Vocab),
+		recent: make([]int32, RepeatWindow), now: time.Now,
+	}
+}
+
+// Token is one generated token.
+type Token struct {
+	ID   int32
+	Text string    // the text that became complete with this token (may be "")
+	At   time.Time // when the token left the engine
+}
+
+// Result summarises one Generate call.
+type Result struct {
+	PromptTokens int
+	OutputTokens int
+	Prefill      time.Duration // prompt processing, up to the first token's logits
+	Decode       time.Duration // from the first token's logits to the end
+	// StopReason is "stop" (an end-of-generation token), "length"
+	// (MaxTokens reached), "cancelled" (ctx done) or "context" (the
+	// context is full).
+	StopReason string
+}
+
+// Generate runs the prompt through the model and then samples tokens, one
+// at a time, passing each to emit as soon as it is known. Generation stops
+// at an end-of-generation token (not emitted), after p.MaxTokens tokens,
+// when the context is full, when ctx is done (checked before every token
+// and every prefill batch: StopReason "cancelled", with ctx's error) or
+// when emit returns an error (returned as is).
+//
+// The session's cache is reused from position 0 on every call.
+func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit func(Token) error) (Result, error) {
+	m := s.m
+	res := Result{PromptTokens: len(prompt)}
+	if len(prompt) == 0 {
+		return res, fmt.Errorf("engine: empty prompt")
+	}
+	for _, t := range prompt {
+		if t < 0 || int(t) >= m.cfg.Vocab {
+			return res, fmt.Errorf("engine: prompt token %d outside the vocabulary of %d", t, m.cfg.Vocab)
+		}
+	}
+	if p.MaxTokens < 0 {
+		return res, fmt.Errorf("engine: MaxTokens %d is negative", p.MaxTokens)
+	}
+	if len(prompt) > m.ctx || len(prompt)+p.MaxTokens > m.ctx {
+		return res, fmt.Errorf("engine: %d prompt tokens + %d to generate > context of %d: %w", len(prompt), p.MaxTokens, m.ctx, ErrContextFull)
+	}
+	s.smp.seed(p.Seed)
+	s.nRecent = 0
+	for _, t := range prompt {
+		s.remember(t)
+	}
+	var dec *tokenizer.StreamDecoder
+	if m.tok != nil {
+		dec = m.tok.NewStreamDecoder()
+	}
+
+	start := s.now()
+	pos := 0
+	for pos < len(prompt) {
+		if err := ctx.Err(); err != nil {
+			res.StopReason = "cancelled"
+			res.Prefill = s.now().Sub(start)
+			return res, err
+		}
+		n := min(m.batch, len(prompt)-pos)
+		m.forward(s.st, prompt[pos:pos+n], pos)
+		pos += n
+	}
+	decStart := s.now()
+	res.Prefill = decStart.Sub(start)
+	for {
+		if err := ctx.Err(); err != nil {
+			res.StopReason = "cancelled"
+			res.Decode = s.now().Sub(decStart)
+			return res, err
+		}
+		tok := s.smp.sample(s.st.logits, &p, s.recentTokens())
+		if m.tok != nil && m.tok.IsEOG(tok) {
+			res.StopReason = "stop"
+			res.Decode = s.now().Sub(decStart)
+			return res, nil
+		}
+		res.OutputTokens++
+		s.remember(tok)
+		text := ""
+		if dec != nil {
+			text = dec.Next(tok)
+		}
+		if err := emit(Token{ID: tok, Text: text, At: s.now()}); err != nil {
+			res.StopReason = "cancelled"
+			res.Decode = s.now().Sub(decStart)
+			return res, err
+		}
+		switch {
+		case p.MaxTokens > 0 && res.OutputTokens >= p.MaxTokens:
+			res.StopReason = "length"
+		case pos >= m.ctx:
+			res.StopReason = "context"
+		}
+		if res.StopReason != "" {
+			res.Decode = s.now().Sub(decStart)
+			return res, nil
+		}
+		s.one[0] = tok
+		m.forward(s.st, s.one[:], pos)
+		pos++
+	}
+}
+
+func (s *Session) remember(t int32) {
+	s.recent[s.nRecent%len(s.recent)] = t
+	s.nRecent++
+}
+
+// recentTokens returns the remembered tokens (order does not matter to the
+// penalty).
+func (s *Session) recentTokens() []int32 {
+	return s.recent[:min(s.nRecent, len(s.recent))]
+}
+
+// Logits runs tokens through the session from position 0 one batch at a
+// time and returns a copy of the logits after each token in positions,
+// for tests and tools that compare distributions (teacher forcing).
+func (s *Session) Logits(tokens []int32) ([][]float32, error) {
+	m := s.m
+	if len(tokens) == 0 || len(tokens) > m.ctx {
+		return nil, fmt.Errorf("engine: %d tokens for a context of %d: %w", len(tokens), m.ctx, ErrContextFull)
+	}
+	out := make([][]float32, len(tokens))
+	for i, t := range tokens {
+		if t < 0 || int(t) >= m.cfg.Vocab {
+			return nil, fmt.Errorf("engine: token %d outside the vocabulary", t)
+		}
+		m.forward(s.st, tokens[i:i+1], i)
+		out[i] = append([]float32(nil), s.st.logits...)
+	}
+	return out, nil
+}

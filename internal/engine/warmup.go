@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// Warmup is the cold-start breakdown: how long each phase of getting the
+// model ready took.
+type Warmup struct {
+	Load         time.Duration // open, map and validate the file (measured by Load)
+	PageIn       time.Duration // read every page of the weights (and hash the file)
+	KVInit       time.Duration // allocate a session and touch its KV cache
+	FirstForward time.Duration // one forward pass of one token
+	Total        time.Duration // the sum of the phases
+}
+
+// Warmup gets the model ready to answer with a steady stream: it pages
+// every weight in (computing the file's sha256 on the way), allocates a
+// session and touches every page of its KV cache, and runs one forward
+// pass. The warmed session is handed out by the next NewSession. ctx is
+// checked between phases.
+func (m *Model) Warmup(ctx context.Context) (Warmup, error) {
+	w := Warmup{Load: m.loadTime}
+	t := time.Now()
+	m.hash()
+	w.PageIn = time.Since(t)
+	if err := ctx.Err(); err != nil {
+		return w, err
+	}
+
+	t = time.Now()
+	s := m.NewSession()
+	touch(s.st.kCache)
+	touch(s.st.vCache)
+	touch(s.st.scratch)
+	w.KVInit = time.Since(t)
+	if err := ctx.Err(); err != nil {
+		return w, err
+	}
+
+	t = time.Now()
+	bos := int32(0)
+	if b := m.tok.BOS(); b >= 0 && int(b) < m.cfg.Vocab {
+		bos = b
+	}
+	s.one[0] = bos
+	m.forward(s.st, s.one[:], 0)
+	w.FirstForward = time.Since(t)
+	w.Total = w.Load + w.PageIn + w.KVInit + w.FirstForward
+
+	m.mu.Lock()
+	if m.spare == nil {
+		m.spare = s
+	}
+	m.mu.Unlock()
+	return w, nil
+}
+
+// touch writes to every page of x so the kernel backs it with memory now
+// rather than on first use.
+func touch(x []float32) {
+	for i := 0; i < len(x); i += 1024 {
+		x[i] = 0
+	}
+}

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func bundledModel(t testing.TB, opts Options) *Model {
+	t.Helper()
+	return loadModel(t, "", opts)
+}
+
+var onceUpon = []int32{1, 403, 407, 261, 378} // "Once upon a time" with BOS
+
+func TestSamplingSeeded(t *testing.T) {
+	m := bundledModel(t, Options{})
+	s := m.NewSession()
+	params := []struct {
+		name string
+		p    Params
+	}{
+		{"temperature", Params{MaxTokens: 40, Temperature: 1}},
+		{"top-k", Params{MaxTokens: 40, Temperature: 0.9, TopK: 20}},
+		{"top-p", Params{MaxTokens: 40, Temperature: 1.2, TopP: 0.9}},
+		{"min-p", Params{MaxTokens: 40, Temperature: 1.5, MinP: 0.05}},
+		{"penalty", Params{MaxTokens: 40, Temperature: 0.8, RepeatPenalty: 1.3}},
+	}
+	greedy, _ := generate(t, s, onceUpon, Params{MaxTokens: 40})
+	for _, c := range params {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.p
+			p.Seed = 7
+			a, _ := generate(t, s, onceUpon, p)
+			b, _ := generate(t, s, onceUpon, p)
+			if !slices.Equal(a, b) {
+				t.Errorf("same seed gave\n%v\n%v", a, b)
+			}
+			differs := !slices.Equal(a, greedy)
+			for seed := uint64(8); seed < 12 && !differs; seed++ {
+				p.Seed = seed
+				c, _ := generate(t, s, onceUpon, p)
+				differs = !slices.Equal(c, a)
+			}
+			if !differs {
+				t.Errorf("sampling never departed from greedy or seed 7 over 5 seeds")
+			}
+		})
+	}
+}
+
+// TestSamplerFilters checks each filter on a hand-made distribution.
+func TestSamplerFilters(t *testing.T) {
+	// probabilities at temperature 1: ids 0..4 ∝ 0.5, 0.25, 0.15, 0.07, 0.03
+	probs := []float64{0.5, 0.25, 0.15, 0.07, 0.03}
+	logits := make([]float32, len(probs))
+	for i, p := range probs {
+		logits[i] = float32(math.Log(p))
+	}
+	cases := []struct {
+		name    string
+		p       Params
+		allowed []int32
+	}{
+		{"greedy", Params{}, []int32{0}},
+		{"top-k 2", Params{Temperature: 1, TopK: 2}, []int32{0, 1}},
+		{"top-p 0.7", Params{Temperature: 1, TopP: 0.7}, []int32{0, 1}},
+		{"top-p 0.8", Params{Temperature: 1, TopP: 0.8}, []int32{0, 1, 2}},
+		{"min-p 0.2", Params{Temperature: 1, MinP: 0.2}, []int32{0, 1, 2}},
+		{"all", Params{Temperature: 1}, []int32{0, 1, 2, 3, 4}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			smp := newSampler(len(logits))
+			smp.seed(1)
+			seen := map[int32]int{}
+			for i := 0; i < 2000; i++ {
+				seen[smp.sample(slices.Clone(logits), &c.p, nil)]++
+			}
+			for id := range seen {
+				if !slices.Contains(c.allowed, id) {
+					t.Errorf("sampled id %d, allowed %v", id, c.allowed)
+				}
+			}
+			if len(seen) != len(c.allowed) {
+				t.Errorf("sampled %v, want every one of %v", seen, c.allowed)
+			}
+		})
+	}
+	t.Run("repeat penalty", func(t *testing.T) {
+		smp := newSampler(2)
+		l := []float32{1.0, 0.9}
+		if got := smp.sample(l, &Params{RepeatPenalty: 2}, []int32{0, 0}); got != 1 {
+			t.Errorf("greedy with id 0 penalised = %d, want 1", got)
+		}
+		if got, want := l[0], float32(0.5); got != want {
+			t.Errorf("penalised logit = %v, want %v (penalised once)", got, want)
+		}
+	})
+}
+
+func TestCancelInsideEmit(t *testing.T) {
+	m := bundledModel(t, Options{})
+	s := m.NewSession()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []int32
+	res, err := s.Generate(ctx, onceUpon, Params{MaxTokens: 40}, func(tok Token) error {
+		got = append(got, tok.ID)
+		if len(got) == 3 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if len(got) != 3 || res.OutputTokens != 3 || res.StopReason != "cancelled" {
+		t.Errorf("got %d tokens, result %+v; want 3 tokens and stop reason cancelled", len(got), res)
+	}
+}
+
+func TestEmitErrorStops(t *testing.T) {
+	m := bundledModel(t, Options{})
+	stop := errors.New("client gone")
+	n := 0
+	_, err := m.NewSession().Generate(context.Background(), onceUpon, Params{MaxTokens: 40}, func(Token) error {
+		n++
+		return stop
+	})
+	if !errors.Is(err, stop) || n != 1 {
+		t.Errorf("err = %v after %d tokens, want %v after 1", err, n, stop)
+	}
+}
+
+func TestCancelledBeforePrefill(t *testing.T) {
+	m := bundledModel(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := m.NewSession().Generate(ctx, onceUpon, Params{MaxTokens: 5}, func(Token) error {
+		t.Error("emit called after cancellation")
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || res.StopReason != "cancelled" {
+		t.Errorf("err = %v, result %+v", err, res)
+	}
+}
+
+func TestContextLimits(t *testing.T) {
+	m := bundledModel(t, Options{Ctx: 16})
+	s := m.NewSession()
+	if _, err := s.Generate(context.Background(), onceUpon, Params{MaxTokens: 12}, func(Token) error { return nil }); !errors.Is(err, ErrContextFull) {
+		t.Errorf("5+12 tokens in 16: err = %v, want ErrContextFull", err)
+	}
+	got, res := generate(t, s, onceUpon, Params{})
+	if res.StopReason != "context" || len(got) != 16-len(onceUpon)+1 {
+		t.Errorf("MaxTokens 0: %d tokens, stop %q; want %d, context", len(got), res.StopReason, 16-len(onceUpon)+1)
+	}
+	if _, err := Load(context.Background(), Options{Ctx: 100000}); err == nil {
+		t.Error("Load accepted a context larger than the model's")
+	}
+	if _, err := s.Generate(context.Background(), []int32{1, 9999}, Params{MaxTokens: 1}, func(Token) error { return nil }); err == nil {
+		t.Error("Generate accepted a token outside the vocabulary")
+	}
+}
+
+func TestDefaultContextClamped(t *testing.T) {
+	m := bundledModel(t, Options{})
+	if got, want := m.Ctx(), 128; got != want { // stories260K says 128 < DefaultCtx
+		t.Errorf("ctx = %d, want %d", got, want)
+	}
+}
+
+func TestWarmupAndInfo(t *testing.T) {
+	m := bundledModel(t, Options{Threads: 2, BatchSize: 8})
+	w, err := m.Warmup(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Load <= 0 || w.FirstForward <= 0 || w.Total != w.Load+w.PageIn+w.KVInit+w.FirstForward {
+		t.Errorf("warm-up = %+v", w)
+	}
+	info := m.Info()
+	want := Info{Arch: "llama", Name: "llama", Ctx: 128, CtxTrain: 128, Vocab: 512, Bundled: true,
+		SHA256: "047bf46455a544931cff6fef14d7910154c56afbc23ab1c5e56a72e69912c04b", FileBytes: 1185376,
+		Quantization: "F32: 48", Threads: 2, Batch: 8, Template: "raw"}
+	params := info.Params
+	info.Params, info.TensorTypes = 0, nil
+	if !reflect.DeepEqual(info, want) {
+		t.Errorf("info =\n%+v\nwant\n%+v", info, want)
+	}
+	if params < 290000 || params > 300000 {
+		t.Errorf("params = %d, want about 292.8K", params)
+	}
+	// The warmed session is handed out first and still generates correctly.
+	got, _ := generate(t, m.NewSession(), onceUpon, Params{MaxTokens: 3})
+	if want := []int32{432, 383, 286}; !slices.Equal(got, want) {
+		t.Errorf("after warm-up got %v, want %v", got, want)
+	}
+}
+
+func TestTokenText(t *testing.T) {
+	m := bundledModel(t, Options{})
+	var b strings.Builder
+	prompt := m.Tokenizer().Encode("Once upon a time", true, false)
+	if !slices.Equal(prompt, onceUpon) {
+		t.Fatalf("prompt = %v, want %v", prompt, onceUpon)
+	}
+	_, err := m.NewSession().Generate(context.Background(), prompt, Params{MaxTokens: 11}, func(tok Token) error {
+		b.WriteString(tok.Text)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), ", there was a little girl named Lily."; got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+}
+
+func TestChatTemplates(t *testing.T) {
+	msgs := []Message{{"system", "Be brief."}, {"user", "Hi"}, {"assistant", "Hello"}, {"user", "Bye"}}
+	cases := []struct {
+		name string
+		tmpl string
+		want string
+	}{
+		{"chatml", "{% for m in messages %}<|im_start|>{{m.role}}...", "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello<|im_end|>\n<|im_start|>user\nBye<|im_end|>\n<|im_start|>assistant\n"},
+		{"llama3", "<|start_header_id|>' + message['role'] + '<|end_header_id|>", "<|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nHello<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"},
+		{"llama2", "{{ bos_token + '[INST] ' + content + ' [/INST]' }}", "[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST] Hello </s><s>[INST] Bye [/INST]"},
+		{"zephyr", "<|user|>\n{{ message['content'] }}</s>", "<|system|>\nBe brief.</s>\n<|user|>\nHi</s>\n<|assistant|>\nHello</s>\n<|user|>\nBye</s>\n<|assistant|>\n"},
+		{"raw", "", "Be brief.\nHi\nHello\nBye"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tmpl := detectTemplate(c.tmpl)
+			if tmpl.String() != c.name {
+				t.Errorf("detected %q, want %q", tmpl, c.name)
+			}
+			if got := tmpl.apply(msgs); got != c.want {
+				t.Errorf("apply =\n%q\nwant\n%q", got, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/sse"
+)
+
+// output writes one request's answer: a text/event-stream under the
+// stream contract, or one JSON body at the end for a non-streamed request.
+// Headers are written with the first piece (or at the end), so that a
+// backend can still reject the request with a 4xx before any output.
+type output struct {
+	w            http.ResponseWriter
+	rc           *http.ResponseController
+	enc          *sse.Encoder
+	stream       bool
+	chat         bool
+	includeUsage bool
+	id           string // request id, on every event
+	chunkID      string
+	model        string
+	created      int64
+	received     time.Time
+	timeout      time.Duration
+
+	started bool
+	text    strings.Builder // non-streamed answer
+}
+
+func newOutput(w http.ResponseWriter, p *parsed, chat bool, timeout time.Duration) *output {
+	o := &output{
+		w: w, rc: http.NewResponseController(w), stream: p.stream, chat: chat,
+		includeUsage: p.includeUsage, id: p.gen.ID, model: p.gen.Model,
+		created: p.gen.Received.Unix(), received: p.gen.Received, timeout: timeout,
+	}
+	if chat {
+		o.chunkID = "chatcmpl-" + p.gen.ID
+	} else {
+		o.chunkID = "cmpl-" + p.gen.ID
+	}
+	return o
+}
+
+// begun reports whether a stream's headers are out (after which errors
+// can only be sent as events).
+func (o *output) begun() bool { return o.started && o.stream }
+
+// begin writes the stream's headers and its first frame, "retry: 0".
+func (o *output) begin() {
+	o.started = true
+	if !o.stream {
+		return
+	}
+	h := o.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	o.w.WriteHeader(http.StatusOK)
+	o.enc = sse.NewEncoder(o.w)
+	o.enc.Retry(0)
+}
+
+func (o *output) object() string {
+	if o.chat {
+		return "chat.completion.chunk"
+	}
+	return "text_completion"
+}
+
+// choice builds the single choice of an event.
+func (o *output) choice(text string, reasoning, first bool, finish *string) api.Choice {
+	c := api.Choice{FinishReason: finish}
+	if !o.chat {
+		c.Text = &text
+		return c
+	}
+	d := &api.Delta{}
+	if first {
+		d.Role = "assistant"
+	}
+	if reasoning {
+		d.ReasoningContent = text
+	} else {
+		d.Content = text
+	}
+	c.Delta = d
+	return c
+}
+
+// send writes one event and flushes it to the socket.
+func (o *output) send(c *api.Chunk) error {
+	buf, err := marshal(c)
+	if err != nil {
+		return err
+	}
+	defer bufPool.Put(buf)
+	o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	o.enc.Encode(sseEvent(o.id, buf.String()))
+	return o.enc.Flush()
+}
+
+// piece sends one piece of output (tokens index … index+n−1).
+func (o *output) piece(p Piece, index, n int) error {
+	if !o.started {
+		o.begin()
+	}
+	if !o.stream {
+		o.text.WriteString(p.Text)
+		return nil
+	}
+	return o.send(&api.Chunk{
+		ID: o.chunkID, Object: o.object(), Created: o.created, Model: o.model,
+		Choices: []api.Choice{o.choice(p.Text, p.Reasoning, index == 0, nil)},
+		Tokenpulse: &api.Extension{
+			ServerNS: p.At.UnixNano(),
+			OffsetNS: int64(p.At.Sub(o.received)),
+			Index:    index,
+			Tokens:   n,
+		},
+	})
+}
+
+// end finishes the answer: for a stream, the event with the finish reason
+// and the server's timings, the usage event when asked for, and [DONE];
+// otherwise the whole JSON body.
+func (o *output) end(finish string, usage *api.Usage, t *api.Timings) {
+	if !o.started {
+		o.begin()
+	}
+	now := time.Now()
+	ext := &api.Extension{ServerNS: now.UnixNano(), OffsetNS: int64(now.Sub(o.received)), Index: usage.CompletionTokens, Timings: t}
+	if !o.stream {
+		text := o.text.String()
+		c := api.CompletionChoice{FinishReason: finish}
+		if o.chat {
+			c.Message = &api.Message{Role: "assistant", Content: api.Content(text)}
+		} else {
+			c.Text = &text
+		}
+		obj := "chat.completion"
+		if !o.chat {
+			obj = "text_completion"
+		}
+		writeJSON(o.w, http.StatusOK, api.Completion{
+			ID: o.chunkID, Object: obj, Created: o.created, Model: o.model,
+			Choices: []api.CompletionChoice{c}, Usage: *usage, Tokenpulse: ext,
+		})
+		return
+	}
+	last := &api.Chunk{
+		ID: o.chunkID, Object: o.object(), Created: o.created, Model: o.model,
+		Choices:    []api.Choice{o.choice("", false, usage.CompletionTokens == 0, &finish)},
+		Tokenpulse: ext,
+	}
+	if o.send(last) != nil {
+		return
+	}
+	if o.includeUsage {
+		u := &api.Chunk{ID: o.chunkID, Object: o.object(), Created: o.created, Model: o.model, Choices: []api.Choice{}, Usage: usage}
+		if o.send(u) != nil {
+			return
+		}
+	}
+	o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	o.enc.Encode(sseEvent(o.id, "[DONE]"))
+	o.enc.Flush()
+}
+
+// fail ends a stream that has begun with an error event (OpenAI's shape:
+// a data line holding {"error": ...}); no [DONE] follows.
+func (o *output) fail(status int, typ, msg string) {
+	if !o.stream {
+		// Headers are out only for streams; a non-streamed answer is
+		// written whole at the end, so this cannot happen.
+		return
+	}
+	code := http.StatusText(status)
+	buf, err := marshal(api.ErrorBody{Error: api.ErrorDetail{Message: msg, Type: typ, Code: &code}})
+	if err != nil {
+		return
+	}
+	defer bufPool.Put(buf)
+	o.enc.Encode(sseEvent(o.id, buf.String()))
+	o.enc.Flush()
+}
+
+func sseEvent(id, data string) sse.Event { return sse.Event{ID: id, Data: data, Retry: -1} }

@@ -1,0 +1,284 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tokenpulse/tokenpulse/api"
+)
+
+// Defaults applied by [New] to zero fields of [Options].
+const (
+	DefaultParallel      = 1
+	DefaultQueue         = 64
+	DefaultMaxBodyBytes  = 1 << 20
+	DefaultMaxTokens     = 256
+	DefaultMaxTokenLimit = 8192
+	DefaultShutdownGrace = 10 * time.Second
+	DefaultAbortWait     = 5 * time.Second
+	DefaultWriteTimeout  = 30 * time.Second
+)
+
+// Options configures a [Server]. The zero value is usable: every zero field
+// takes the default named beside it.
+type Options struct {
+	// Addr is the address the server is meant to listen on; it is only
+	// checked here (a non-loopback address needs APIKey or Insecure).
+	// [Server.Serve] checks the listener's address the same way.
+	Addr string
+	// Parallel is the number of requests generating at once (default 1).
+	Parallel int
+	// Queue is how many requests may wait for a slot (0 = DefaultQueue,
+	// negative = none wait: a request finding every slot busy gets 429).
+	Queue int
+	// APIKey, when set, is required as "Authorization: Bearer KEY" on
+	// every /v1 route. It may hold several keys separated by commas; a
+	// caller can abort only requests made with its own key.
+	APIKey string
+	// Insecure allows a non-loopback Addr without an API key.
+	Insecure bool
+	// MaxBodyBytes limits a request body (default 1 MiB); larger bodies
+	// get 413.
+	MaxBodyBytes int64
+	// DefaultMaxTokens is the output limit when a request names none
+	// (default 256); MaxTokensLimit is the largest a request may ask for
+	// (default 8192).
+	DefaultMaxTokens, MaxTokensLimit int
+	// ShutdownGrace is how long in-flight streams may run after shutdown
+	// begins before they are aborted (default 10 s; negative = abort at
+	// once).
+	ShutdownGrace time.Duration
+	// AbortWait bounds how long POST /v1/abort waits for the generation to
+	// stop before answering (default 5 s).
+	AbortWait time.Duration
+	// WriteTimeout bounds each write to a client; a client that stops
+	// reading for longer is dropped (default 30 s).
+	WriteTimeout time.Duration
+	// Logger receives the server's logs (nil = discard).
+	Logger *slog.Logger
+	// Registry receives the server's metrics (nil = a registry of the
+	// server's own, served on /metrics).
+	Registry *prometheus.Registry
+}
+
+// Server is the streaming HTTP server. Build it with [New]; its methods
+// are safe for concurrent use.
+type Server struct {
+	b       Backend
+	o       Options
+	keys    [][]byte // accepted API keys; empty = no auth
+	log     *slog.Logger
+	m       *metrics
+	reg     *registry
+	adm     *admission
+	handler http.Handler
+
+	warm     atomic.Pointer[api.Health]
+	inflight sync.WaitGroup // request goroutines
+	closing  atomic.Bool
+}
+
+// New builds a server in front of b. It refuses a non-loopback o.Addr
+// without an API key unless o.Insecure is set.
+func New(b Backend, o Options) (*Server, error) {
+	if b == nil {
+		return nil, errors.New("server: nil backend")
+	}
+	if o.Parallel == 0 {
+		o.Parallel = DefaultParallel
+	}
+	if o.Parallel < 0 {
+		return nil, fmt.Errorf("server: parallel must be at least 1, got %d", o.Parallel)
+	}
+	switch {
+	case o.Queue == 0:
+		o.Queue = DefaultQueue
+	case o.Queue < 0:
+		o.Queue = 0
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxTokensLimit <= 0 {
+		o.MaxTokensLimit = DefaultMaxTokenLimit
+	}
+	if o.DefaultMaxTokens <= 0 {
+		o.DefaultMaxTokens = min(DefaultMaxTokens, o.MaxTokensLimit)
+	}
+	if o.DefaultMaxTokens > o.MaxTokensLimit {
+		return nil, fmt.Errorf("server: default max tokens %d exceeds the limit %d", o.DefaultMaxTokens, o.MaxTokensLimit)
+	}
+	if o.ShutdownGrace == 0 {
+		o.ShutdownGrace = DefaultShutdownGrace
+	}
+	if o.AbortWait <= 0 {
+		o.AbortWait = DefaultAbortWait
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{b: b, o: o, log: o.Logger, reg: newRegistry(), adm: newAdmission(o.Parallel, o.Queue)}
+	for _, k := range strings.Split(o.APIKey, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			s.keys = append(s.keys, []byte(k))
+		}
+	}
+	if o.Addr != "" {
+		if err := s.checkExposure(o.Addr); err != nil {
+			return nil, err
+		}
+	}
+	reg := o.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("server: metrics: %w", err)
+	}
+	s.m = m
+	s.warm.Store(&api.Health{Status: "warming", Model: first(b.Models())})
+	s.handler = s.routes(reg)
+	return s, nil
+}
+
+func first(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	return ss[0]
+}
+
+// ErrExposed is returned for a non-loopback address with no API key and no
+// Insecure option.
+var ErrExposed = errors.New("server: refusing to listen beyond loopback without an API key (set one, or pass --insecure)")
+
+// checkExposure refuses a non-loopback address without an API key.
+func (s *Server) checkExposure(addr string) error {
+	if len(s.keys) > 0 || s.o.Insecure || IsLoopback(addr) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrExposed, addr)
+}
+
+// IsLoopback reports whether addr ("host:port" or a bare host) names only
+// the loopback interface: "localhost" or a loopback IP. An empty host
+// (all interfaces) and other names are not loopback.
+func IsLoopback(addr string) bool {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Handler returns the server's HTTP handler (all routes), for use with
+// httptest or a server of the caller's own. [Server.Serve] uses it too.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// WarmUp runs the backend's warm-up; once it succeeds /health answers 200
+// with the warm-up breakdown.
+func (s *Server) WarmUp(ctx context.Context) error {
+	start := time.Now()
+	w, err := s.b.Warmup(ctx)
+	if err != nil {
+		s.warm.Store(&api.Health{Status: "failed", Model: first(s.b.Models())})
+		return fmt.Errorf("server: warm-up: %w", err)
+	}
+	if w == nil {
+		w = &api.Warmup{}
+	}
+	if w.TotalNS == 0 {
+		w.TotalNS = int64(time.Since(start))
+	}
+	s.warm.Store(&api.Health{Status: "ready", Model: first(s.b.Models()), Warmup: w})
+	s.log.Info("warm-up done", "total", time.Duration(w.TotalNS))
+	return nil
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: it
+// stops accepting, lets in-flight requests run until ShutdownGrace, aborts
+// the rest, and returns once every request goroutine has returned. It
+// refuses a non-loopback listener without an API key unless Insecure.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if err := s.checkExposure(ln.Addr().String()); err != nil {
+		ln.Close()
+		return err
+	}
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.log.Info("serving", "addr", ln.Addr().String())
+
+	select {
+	case err := <-errc:
+		// The listener failed on its own: abort what runs and wait.
+		s.closing.Store(true)
+		s.reg.cancelAll(errShutdown)
+		s.inflight.Wait()
+		return fmt.Errorf("server: %w", err)
+	case <-ctx.Done():
+	}
+	s.closing.Store(true)
+	s.log.Info("shutting down", "grace", s.o.ShutdownGrace)
+	grace := max(s.o.ShutdownGrace, 0)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	err := hs.Shutdown(sctx)
+	cancel()
+	if err != nil {
+		// Grace is over: abort the streams still running.
+		n := s.reg.cancelAll(errShutdown)
+		s.log.Warn("grace over, aborting in-flight requests", "requests", n)
+	}
+	s.inflight.Wait()
+	hs.Close()
+	<-errc
+	return nil
+}
+
+// authorize checks the bearer key in constant time and returns the hash of
+// the key presented (zero when no keys are configured).
+func (s *Server) authorize(r *http.Request) (hash [32]byte, ok bool) {
+	if len(s.keys) == 0 {
+		return hash, true
+	}
+	auth := r.Header.Get("Authorization")
+	tok, found := strings.CutPrefix(auth, "Bearer ")
+	if !found {
+		return hash, false
+	}
+	tok = strings.TrimSpace(tok)
+	match := 0
+	for _, k := range s.keys {
+		match |= subtle.ConstantTimeCompare([]byte(tok), k)
+	}
+	if match != 1 {
+		return hash, false
+	}
+	return sha256.Sum256([]byte(tok)), true
+}

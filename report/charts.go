@@ -1,0 +1,436 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tokenpulse/tokenpulse/report/svg"
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
+)
+
+// Chart is one SVG chart of a report.
+type Chart struct {
+	// Name is the chart's file name without ".svg": "waterfall", "gaps",
+	// "timeline-7-complex-02".
+	Name string
+	// Title says what the chart shows, for a caption.
+	Title string
+	// SVG is the standalone SVG document.
+	SVG []byte
+}
+
+// Charts returns every chart of the HTML report of r, in page order: the
+// TTFT waterfall, the gap histogram, then one token-arrival timeline per
+// offending request (see Timelines).
+func Charts(r *runfile.Run, o Options) []Chart {
+	out := []Chart{Waterfall(r, o), GapHistogram(r, o)}
+	return append(out, Timelines(r, o)...)
+}
+
+// Colours of the charts.
+const (
+	colText    = "#222"
+	colMuted   = "#666"
+	colGrid    = "#e3e3e3"
+	colAxis    = "#999"
+	colSend    = "#a9b8c8"
+	colWait    = "#d5dee8"
+	colBody    = "#7fa7d4"
+	colModel   = "#2b6cb0"
+	colQueue   = "#e0a030"
+	colPrefill = "#8e5bd6"
+	colBar     = "#4a7fc1"
+	colStall   = "#d62728"
+	fontAttr   = "font-family:system-ui,-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;font-size:11px"
+)
+
+func newChart(w, h float64, title, class string, extra ...svg.Attr) *svg.Canvas {
+	attrs := append([]svg.Attr{svg.Class(class), svg.A("style", fontAttr+";background:#fff")}, extra...)
+	c := svg.New(w, h, title, attrs...)
+	c.Rect(0, 0, w, h, svg.A("fill", "#fff"))
+	return c
+}
+
+// legendItem draws a swatch and a label at (x, y) and returns the x after
+// it.
+func legendItem(c *svg.Canvas, x, y float64, color, label string) float64 {
+	c.Rect(x, y-8, 10, 10, svg.A("fill", color))
+	c.Text(x+14, y, label, svg.A("fill", colText))
+	return x + 14 + textWidth(label) + 16
+}
+
+// textWidth estimates the width in pixels of s at 11 px.
+func textWidth(s string) float64 { return 6.2 * float64(len([]rune(s))) }
+
+// ---- TTFT waterfall ----
+
+type waterfallRow struct {
+	Label string
+	Q     *runfile.Request
+}
+
+// waterfallRows returns the requests the waterfall shows: every measured
+// request with a first token when there are at most o.MaxWaterfall of them,
+// otherwise the cold ones and the warm ones at the TTFT median, p95, p99
+// and max.
+func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
+	var cold, warm []*runfile.Request
+	for i := range r.Requests {
+		q := &r.Requests[i]
+		if q.Warmup || len(q.TokenTimesNS) == 0 {
+			continue
+		}
+		if q.Cold {
+			cold = append(cold, q)
+		} else {
+			warm = append(warm, q)
+		}
+	}
+	label := func(q *runfile.Request) string {
+		s := fmt.Sprintf("#%d %s", q.Index, q.PromptID)
+		if q.Cold {
+			s += " (cold)"
+		}
+		return s
+	}
+	var rows []waterfallRow
+	if len(cold)+len(warm) <= o.maxWaterfall() {
+		for i := range r.Requests {
+			q := &r.Requests[i]
+			if !q.Warmup && len(q.TokenTimesNS) > 0 {
+				rows = append(rows, waterfallRow{label(q), q})
+			}
+		}
+		return rows
+	}
+	for _, q := range cold {
+		rows = append(rows, waterfallRow{label(q), q})
+	}
+	sorted := append([]*runfile.Request(nil), warm...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].TTFTNS < sorted[j].TTFTNS })
+	seen := map[int]bool{}
+	for _, p := range []struct {
+		name string
+		p    float64
+	}{{"p50", 50}, {"p95", 95}, {"p99", 99}, {"max", 100}} {
+		k := int(math.Ceil(p.p/100*float64(len(sorted)))) - 1 // nearest rank
+		k = max(0, min(k, len(sorted)-1))
+		q := sorted[k]
+		if seen[q.Index] {
+			continue
+		}
+		seen[q.Index] = true
+		rows = append(rows, waterfallRow{p.name + " " + label(q), q})
+	}
+	return rows
+}
+
+// Waterfall draws the TTFT waterfall: for each shown request a bar from the
+// user action to the first token, split into sending the request, waiting
+// for the response headers, headers to the first body byte, and the first
+// byte to the first token; under it, when the server reported them, its
+// queue and prefill times (placed from t_sent, since the two clocks are
+// not aligned).
+func Waterfall(r *runfile.Run, o Options) Chart {
+	rows := waterfallRows(r, o)
+	const (
+		w, left, right, top, rowH = 760.0, 200.0, 96.0, 52.0, 26.0
+	)
+	h := top + rowH*float64(max(len(rows), 1)) + 40
+	title := "TTFT waterfall: where the time to the first token goes"
+	c := newChart(w, h, title, "chart waterfall")
+	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
+	x := 10.0
+	for _, it := range []struct{ col, label string }{
+		{colSend, "send request"}, {colWait, "wait for headers"}, {colBody, "headers → first byte"},
+		{colModel, "first byte → first token"}, {colQueue, "server queue"}, {colPrefill, "server prefill"},
+	} {
+		x = legendItem(c, x, 36, it.col, it.label)
+	}
+	if len(rows) == 0 {
+		c.Text(left, top+16, "no request produced a token", svg.A("fill", colMuted))
+		return Chart{Name: "waterfall", Title: title, SVG: c.Bytes()}
+	}
+	var maxNS int64
+	for _, row := range rows {
+		maxNS = max(maxNS, row.Q.TTFTNS)
+	}
+	xs := svg.Linear{D0: 0, D1: svg.NiceMax(stats.Millis(maxNS)), R0: left, R1: w - right}
+	bottom := top + rowH*float64(len(rows))
+	for _, t := range xs.Ticks(6) {
+		c.Line(xs.Map(t), top-4, xs.Map(t), bottom, svg.A("stroke", colGrid))
+		c.Text(xs.Map(t), bottom+14, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
+	}
+	c.Text(w-right, bottom+30, "ms from the user action", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	for i, row := range rows {
+		q := row.Q
+		y := top + rowH*float64(i)
+		c.Group(svg.Class("request"), svg.A("data-request-id", q.RequestID))
+		c.Title(fmt.Sprintf("%s %s: sent %s ms, headers %s ms, first byte %s ms, first token %s ms",
+			q.RequestID, q.PromptID, fmtMS(stats.Millis(q.SentNS)), fmtMS(stats.Millis(q.HeadersNS)),
+			fmtMS(stats.Millis(q.FirstByteNS)), fmtMS(stats.Millis(q.TTFTNS))))
+		c.Text(left-8, y+11, row.Label, svg.A("fill", colText), svg.A("text-anchor", "end"))
+		// Phases in order; a phase whose end is unknown (0) or out of
+		// order is drawn as empty.
+		prev := int64(0)
+		for _, ph := range []struct {
+			end int64
+			col string
+		}{{q.SentNS, colSend}, {q.HeadersNS, colWait}, {q.FirstByteNS, colBody}, {q.TTFTNS, colModel}} {
+			end := ph.end
+			if end < prev {
+				end = prev
+			}
+			c.Rect(xs.Map(stats.Millis(prev)), y+2, xs.Map(stats.Millis(end))-xs.Map(stats.Millis(prev)), 11, svg.A("fill", ph.col))
+			prev = end
+		}
+		if s := q.Server; s != nil && (s.QueueNS > 0 || s.PrefillNS > 0) {
+			q0 := q.SentNS
+			c.Rect(xs.Map(stats.Millis(q0)), y+15, xs.Map(stats.Millis(q0+s.QueueNS))-xs.Map(stats.Millis(q0)), 5, svg.A("fill", colQueue))
+			p0 := q0 + s.QueueNS
+			c.Rect(xs.Map(stats.Millis(p0)), y+15, xs.Map(stats.Millis(p0+max(s.PrefillNS, 0)))-xs.Map(stats.Millis(p0)), 5, svg.A("fill", colPrefill))
+		}
+		c.Text(xs.Map(stats.Millis(q.TTFTNS))+6, y+11, "TTFT "+fmtMS(stats.Millis(q.TTFTNS))+" ms", svg.A("fill", colText))
+		c.End()
+	}
+	return Chart{Name: "waterfall", Title: title, SVG: c.Bytes()}
+}
+
+// ---- gap histogram ----
+
+// gapLimit returns the smallest limit in ms of the run's gap thresholds,
+// 0 when there is none.
+func gapLimit(r *runfile.Run) float64 {
+	lim := 0.0
+	for _, v := range r.Verdicts {
+		if ruleMetric(v.Rule) == "gap" && (v.Unit == "ms" || v.Unit == "") && v.Limit > 0 && strings.Contains(v.Rule, "max") {
+			if lim == 0 || v.Limit < lim {
+				lim = v.Limit
+			}
+		}
+	}
+	return lim
+}
+
+// warmGaps returns every gap (ms) of every successful warm request.
+func warmGaps(r *runfile.Run) []float64 {
+	var out []float64
+	for _, q := range r.Requests {
+		if q.Warmup || q.Cold || !q.OK() {
+			continue
+		}
+		for _, g := range stats.Gaps(q.TokenTimesNS) {
+			out = append(out, stats.Millis(g))
+		}
+	}
+	return out
+}
+
+// GapHistogram draws the distribution of every warm gap with log-spaced
+// bins (ten per decade) on a logarithmic time axis, so that the steady
+// gaps and a rare long stall show on one chart; the count axis is
+// logarithmic too, so that one stall among thousands of gaps stays
+// visible. Bins above the run's gap.max limit are red; lines mark the
+// median, the p99 and the limit.
+func GapHistogram(r *runfile.Run, o Options) Chart {
+	const (
+		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 44.0, 48.0
+	)
+	title := "Gaps between tokens (warm requests, log scale)"
+	c := newChart(w, h, title, "chart gaps")
+	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
+	gaps := warmGaps(r)
+	if len(gaps) == 0 {
+		c.Text(left, top+20, "no gaps: no warm request produced two tokens", svg.A("fill", colMuted))
+		return Chart{Name: "gaps", Title: title, SVG: c.Bytes()}
+	}
+	d := stats.Describe(gaps)
+	const floor = 0.01 // ms; gaps below (tokens read together) go in the first bin
+	lo := math.Max(d.Min, floor)
+	limit := gapLimit(r)
+	hi := math.Max(d.Max, limit)
+	edges := svg.LogBins(lo, hi, 10)
+	counts := make([]int, len(edges)-1)
+	for _, g := range gaps {
+		k := sort.SearchFloat64s(edges, math.Max(g, floor)*(1+1e-12)) - 1 // edges[k] ≤ g < edges[k+1]
+		counts[max(0, min(k, len(counts)-1))]++
+	}
+	maxCount := 0
+	for _, n := range counts {
+		maxCount = max(maxCount, n)
+	}
+	xs := svg.Log{D0: edges[0], D1: edges[len(edges)-1], R0: left, R1: w - right}
+	yTop := math.Pow(10, math.Ceil(math.Log10(float64(maxCount)+1)))
+	ys := func(n float64) float64 { // log(1+n) scale
+		return h - bottom - math.Log10(1+n)/math.Log10(1+yTop)*(h-bottom-top)
+	}
+	for v := 1.0; v <= yTop; v *= 10 {
+		c.Line(left, ys(v), w-right, ys(v), svg.A("stroke", colGrid))
+		c.Text(left-6, ys(v)+4, svg.Label(v), svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	}
+	c.Text(left-6, ys(0)+4, "0", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	for _, t := range xs.Ticks() {
+		c.Line(xs.Map(t), h-bottom, xs.Map(t), h-bottom+4, svg.A("stroke", colAxis))
+		c.Text(xs.Map(t), h-bottom+16, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
+	}
+	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
+	c.Text(w-right, h-10, "gap, ms (log scale)", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	c.Text(12, top-10, "gaps (log scale)", svg.A("fill", colMuted))
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		x0, x1 := xs.Map(edges[i]), xs.Map(edges[i+1])
+		col := colBar
+		over := limit > 0 && edges[i+1] > limit && edges[i] >= limit*(1-1e-9)
+		if over || (limit > 0 && edges[i] < limit && edges[i+1] > limit && anyAbove(gaps, limit, edges[i], edges[i+1])) {
+			col = colStall
+		}
+		c.Group(svg.Class("bin"), svg.A("data-count", strconv.Itoa(n)))
+		c.Title(fmt.Sprintf("%s–%s ms: %d gaps", svg.Label(edges[i]), svg.Label(edges[i+1]), n))
+		c.Rect(x0+0.5, ys(float64(n)), x1-x0-1, ys(0)-ys(float64(n)), svg.A("fill", col))
+		c.Text((x0+x1)/2, ys(float64(n))-3, strconv.Itoa(n), svg.A("fill", colText), svg.A("text-anchor", "middle"), svg.A("font-size", "10"))
+		c.End()
+	}
+	marker := func(v float64, label, col, dash string, row int) {
+		x := xs.Map(math.Max(v, floor))
+		c.Line(x, top, x, h-bottom, svg.A("stroke", col), svg.A("stroke-dasharray", dash))
+		c.Text(x+4, top+10+12*float64(row), label, svg.A("fill", col))
+	}
+	marker(d.P50, "p50 "+fmtMS(d.P50)+" ms", colMuted, "3,3", 0)
+	marker(d.P99, "p99 "+fmtMS(d.P99)+" ms", colMuted, "3,3", 1)
+	if limit > 0 {
+		marker(limit, "limit "+fmtLimit(limit, "ms"), colStall, "6,3", 2)
+	}
+	return Chart{Name: "gaps", Title: title, SVG: c.Bytes()}
+}
+
+// anyAbove reports whether a gap in [lo, hi) is above limit.
+func anyAbove(gaps []float64, limit, lo, hi float64) bool {
+	for _, g := range gaps {
+		if g >= lo && g < hi && g > limit {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- token-arrival timelines ----
+
+// Timelines draws, for each request named by a crossed threshold (at most
+// o.MaxTimelines), its token-arrival timeline as a staircase: time on x,
+// tokens received on y. Stalls are marked in red and labelled: gaps over
+// the crossed gap limit (or o.StallMS) or over o.StallFactor times the
+// request's median gap. When no threshold was crossed it draws the warm
+// request with the longest gap. Each SVG carries class "timeline" and
+// data-request-id; each stall is a <g class="stall"> with data-gap-ms.
+func Timelines(r *runfile.Run, o Options) []Chart {
+	var out []Chart
+	for _, t := range timelines(r, o) {
+		out = append(out, timeline(t, o))
+	}
+	return out
+}
+
+func timelineName(q *runfile.Request) string {
+	var b strings.Builder
+	for _, c := range q.PromptID {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			b.WriteRune(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	name := fmt.Sprintf("timeline-%d", q.Index)
+	if b.Len() > 0 {
+		name += "-" + b.String()
+	}
+	return name
+}
+
+func timeline(t timelineFor, o Options) Chart {
+	q := t.Req
+	rule, stalls := findStalls(q, t.LimitMS, o)
+	const (
+		w, h, left, right, top, bottom = 760.0, 280.0, 56.0, 24.0, 52.0, 48.0
+	)
+	title := fmt.Sprintf("%s · %s (request #%d, category %s): tokens as they arrived", q.PromptID, q.RequestID, q.Index, q.Category)
+	c := newChart(w, h, title, "chart timeline", svg.A("data-request-id", q.RequestID), svg.A("data-prompt-id", q.PromptID),
+		svg.A("data-stalls", strconv.Itoa(len(stalls))))
+	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
+	why := "crossed " + strings.Join(t.Rules, ", ")
+	if t.Worst {
+		why = "no threshold was crossed; this is the warm request with the longest gap"
+	}
+	c.Text(10, 32, why+"; "+rule.String(), svg.A("fill", colMuted))
+
+	// Cumulative tokens after each event.
+	cum := make([]int, len(q.TokenTimesNS))
+	n := 0
+	for i := range q.TokenTimesNS {
+		k := 1
+		if i < len(q.TokenCounts) && q.TokenCounts[i] > 0 {
+			k = q.TokenCounts[i]
+		}
+		n += k
+		cum[i] = n
+	}
+	endNS := max(q.E2ENS, q.TokenTimesNS[len(q.TokenTimesNS)-1])
+	xs := svg.Linear{D0: 0, D1: svg.NiceMax(stats.Millis(endNS)), R0: left, R1: w - right}
+	ys := svg.Linear{D0: 0, D1: float64(max(n, 1)), R0: h - bottom, R1: top}
+	for _, v := range xs.Ticks(8) {
+		c.Line(xs.Map(v), top, xs.Map(v), h-bottom, svg.A("stroke", colGrid))
+		c.Text(xs.Map(v), h-bottom+16, svg.Label(v), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
+	}
+	for _, v := range ys.Ticks(4) {
+		if v != math.Trunc(v) {
+			continue
+		}
+		c.Line(left, ys.Map(v), w-right, ys.Map(v), svg.A("stroke", colGrid))
+		c.Text(left-6, ys.Map(v)+4, svg.Label(v), svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	}
+	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
+	c.Text(w-right, h-10, "ms from the user action", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	c.Text(12, top-6, "tokens", svg.A("fill", colMuted))
+
+	// Stall bands under the line.
+	for _, s := range stalls {
+		x0, x1 := xs.Map(stats.Millis(s.FromNS)), xs.Map(stats.Millis(s.ToNS))
+		c.Group(svg.Class("stall"), svg.A("data-gap-ms", fmtMS(s.GapMS)), svg.A("data-after-token", strconv.Itoa(s.After)))
+		c.Title(fmt.Sprintf("stall of %s ms between tokens %d and %d", fmtMS(s.GapMS), s.After, s.After+1))
+		c.Rect(x0, top, x1-x0, h-bottom-top, svg.A("fill", colStall), svg.A("fill-opacity", "0.12"))
+		y := ys.Map(float64(cum[s.After-1]))
+		c.Line(x0, y, x1, y, svg.A("stroke", colStall), svg.A("stroke-width", "3"))
+		label := "stall " + fmtMS(s.GapMS) + " ms"
+		lx := (x0 + x1) / 2
+		anchor := "middle"
+		if lx+textWidth(label)/2 > w-right {
+			lx, anchor = x1-2, "end"
+		}
+		c.Text(lx, y-8, label, svg.A("fill", colStall), svg.A("font-weight", "600"), svg.A("text-anchor", anchor))
+		c.End()
+	}
+
+	// TTFT along the baseline, then the staircase.
+	t0 := xs.Map(stats.Millis(q.TokenTimesNS[0]))
+	c.Line(left, h-bottom, t0, h-bottom, svg.A("stroke", colModel), svg.A("stroke-width", "2"), svg.A("stroke-dasharray", "4,3"))
+	c.Text(t0+4, h-bottom-6, "TTFT "+fmtMS(stats.Millis(q.TTFTNS))+" ms", svg.A("fill", colModel))
+	p := (&svg.PathData{}).MoveTo(left, ys.Map(0))
+	prev := 0
+	for i, tns := range q.TokenTimesNS {
+		p.H(xs.Map(stats.Millis(tns))).V(ys.Map(float64(cum[i])))
+		prev = cum[i]
+	}
+	p.H(xs.Map(stats.Millis(endNS)))
+	c.Path(p, svg.Class("staircase"), svg.A("fill", "none"), svg.A("stroke", colModel), svg.A("stroke-width", "1.5"))
+	c.Text(xs.Map(stats.Millis(endNS)), ys.Map(float64(prev))-6, fmt.Sprintf("%d tokens", prev), svg.A("fill", colText), svg.A("text-anchor", "end"))
+	if !q.OK() {
+		c.Text(xs.Map(stats.Millis(endNS)), ys.Map(float64(prev))+14, "error: "+orDash(q.ErrorKind), svg.A("fill", colStall), svg.A("text-anchor", "end"))
+	}
+	return Chart{Name: timelineName(q), Title: title, SVG: c.Bytes()}
+}

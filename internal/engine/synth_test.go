@@ -1,0 +1,112 @@
+package engine
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
+	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+)
+
+func synthFile(t testing.TB, sp SynthSpec) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Synth(&buf, sp); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "synth.gguf")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestSynth(t *testing.T) {
+	cases := []struct {
+		name string
+		spec SynthSpec
+	}{
+		{"llama-F32", SynthSpec{Arch: "llama", Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, FFN: 128, Vocab: 300, Ctx: 64, Type: quant.F32, Seed: 1}},
+		{"qwen2-Q8_0", SynthSpec{Arch: "qwen2", Dim: 64, Layers: 2, Heads: 4, KVHeads: 1, FFN: 96, Vocab: 1000, Ctx: 64, Type: quant.Q8_0, Seed: 2}},
+		{"llama-Q4_K", SynthSpec{Arch: "llama", Dim: 256, Layers: 1, Heads: 8, FFN: 512, Vocab: 2000, Ctx: 32, Type: quant.Q4_K, Seed: 3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := synthFile(t, c.spec)
+			f, err := gguf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if w, _ := f.Tensor("blk.0.ffn_up.weight"); w.Type != c.spec.Type {
+				t.Errorf("ffn_up type = %v, want %v", w.Type, c.spec.Type)
+			}
+			m := loadModel(t, path, Options{})
+			cfg := m.Config()
+			if cfg.Dim != c.spec.Dim || cfg.Layers != c.spec.Layers || cfg.Vocab != c.spec.Vocab || m.Ctx() != c.spec.Ctx {
+				t.Errorf("config = %+v, ctx %d; spec %+v", cfg, m.Ctx(), c.spec)
+			}
+			if got, want := cfg.RopeNeox, c.spec.Arch == "qwen2"; got != want {
+				t.Errorf("neox = %v, want %v", got, want)
+			}
+			text := "héllo, wörld! 日本 \x01 tokens"
+			ids := m.Tokenizer().Encode(text, true, false)
+			if got := m.Tokenizer().Decode(ids[1:]); got != " "+text { // SentencePiece adds a space prefix
+				t.Errorf("decode(encode(%q)) = %q", text, got)
+			}
+			got, res := generate(t, m.NewSession(), ids, Params{MaxTokens: 5, Temperature: 1, Seed: 3})
+			if res.StopReason == "length" && len(got) != 5 {
+				t.Errorf("generated %d tokens, want 5", len(got))
+			}
+		})
+	}
+}
+
+func TestSynthDeterministic(t *testing.T) {
+	spec := SynthSpec{Arch: "llama", Dim: 32, Layers: 1, Heads: 2, FFN: 64, Vocab: 270, Ctx: 16, Type: quant.Q8_0, Seed: 5}
+	var a, b, c bytes.Buffer
+	for _, buf := range []*bytes.Buffer{&a, &b} {
+		if err := Synth(buf, spec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spec.Seed = 6
+	if err := Synth(&c, spec); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("the same seed gave different files")
+	}
+	if bytes.Equal(a.Bytes(), c.Bytes()) || a.Len() != c.Len() {
+		t.Errorf("seeds 5 and 6: equal %v, sizes %d and %d; want different content of the same size", bytes.Equal(a.Bytes(), c.Bytes()), a.Len(), c.Len())
+	}
+}
+
+func TestSynthRejects(t *testing.T) {
+	good := SynthSpec{Arch: "llama", Dim: 64, Layers: 1, Heads: 4, FFN: 64, Vocab: 300, Ctx: 16, Type: quant.F32}
+	cases := []struct {
+		name   string
+		change func(*SynthSpec)
+	}{
+		{"arch", func(s *SynthSpec) { s.Arch = "gpt2" }},
+		{"small vocab", func(s *SynthSpec) { s.Vocab = 100 }},
+		{"uneven heads", func(s *SynthSpec) { s.Heads = 5 }},
+		{"kv heads", func(s *SynthSpec) { s.KVHeads = 3 }},
+		{"block size", func(s *SynthSpec) { s.Type = quant.Q4_K }},
+		{"zero layers", func(s *SynthSpec) { s.Layers = 0 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sp := good
+			c.change(&sp)
+			if err := Synth(&bytes.Buffer{}, sp); err == nil {
+				t.Errorf("Synth(%+v) succeeded", sp)
+			}
+		})
+	}
+	if err := Synth(&bytes.Buffer{}, good); err != nil {
+		t.Errorf("good spec: %v", err)
+	}
+}

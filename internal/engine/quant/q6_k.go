@@ -63,19 +63,20 @@ func dotQ6_K(x []float32, w []byte) float32 {
 			sc := (*[8]byte)(b[192+8*h:])
 			xx := (*[128]float32)(xb[128*h:])
 			for g := 0; g < 2; g++ { // the two 16-element scale groups
+				lA := (*[16]byte)(ql[16*g:])
+				lB := (*[16]byte)(ql[32+16*g:])
+				hh := (*[16]byte)(qh[16*g:])
+				x1 := (*[16]float32)(xx[16*g:])
+				x2 := (*[16]float32)(xx[32+16*g:])
+				x3 := (*[16]float32)(xx[64+16*g:])
+				x4 := (*[16]float32)(xx[96+16*g:])
 				var a1, a2, a3, a4 float32
-				for l := 16 * g; l < 16*g+16; l += 2 {
-					lA := (*[2]byte)(ql[l:])
-					lB := (*[2]byte)(ql[32+l:])
-					hh := (*[2]byte)(qh[l:])
-					x1 := (*[2]float32)(xx[l:])
-					x2 := (*[2]float32)(xx[32+l:])
-					x3 := (*[2]float32)(xx[64+l:])
-					x4 := (*[2]float32)(xx[96+l:])
-					a1 += x1[0]*float32(int8(lA[0]&0x0f|hh[0]<<4&0x30)-32) + x1[1]*float32(int8(lA[1]&0x0f|hh[1]<<4&0x30)-32)
-					a2 += x2[0]*float32(int8(lB[0]&0x0f|hh[0]<<2&0x30)-32) + x2[1]*float32(int8(lB[1]&0x0f|hh[1]<<2&0x30)-32)
-					a3 += x3[0]*float32(int8(lA[0]>>4|hh[0]&0x30)-32) + x3[1]*float32(int8(lA[1]>>4|hh[1]&0x30)-32)
-					a4 += x4[0]*float32(int8(lB[0]>>4|hh[0]>>2&0x30)-32) + x4[1]*float32(int8(lB[1]>>4|hh[1]>>2&0x30)-32)
+				for l := 0; l < 16; l++ {
+					a, c, h := lA[l], lB[l], hh[l]
+					a1 += x1[l] * float32(int8(a&0x0f|h<<4&0x30)-32)
+					a2 += x2[l] * float32(int8(c&0x0f|h<<2&0x30)-32)
+					a3 += x3[l] * float32(int8(a>>4|h&0x30)-32)
+					a4 += x4[l] * float32(int8(c>>4|h>>2&0x30)-32)
 				}
 				bs += float32(int8(sc[g]))*a1 + float32(int8(sc[g+2]))*a2 +
 					float32(int8(sc[g+4]))*a3 + float32(int8(sc[g+6]))*a4

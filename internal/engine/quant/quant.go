@@ -1,14 +1,31 @@
 // Package quant holds the tensor element types of GGUF files (llama.cpp's
-// ggml types) and, for each, a plain reference dequantiser and a fast fused
-// dot product against float32 activations.
+// ggml types) and, for each, a plain reference dequantiser, a fast fused
+// dot product against float32 activations, and an encoder.
 //
 // The block layouts are bit-compatible with llama.cpp's ggml-common.h: a
 // row of n elements of type T occupies n/BlockSize(T) blocks of
-// BlockBytes(T) bytes each, little-endian. Each supported type registers a
-// [Kernel]; [Lookup] returns it or reports [ErrUnsupported].
+// BlockBytes(T) bytes each, little-endian; each type's file describes its
+// layout. Each supported type registers a [Kernel] from an init function
+// in its own file; [Lookup] returns it or reports [ErrUnsupported].
+//
+// A matrix-vector product over a weight tensor is one Dot per row:
+//
+//	k, err := quant.Lookup(tensor.Type)
+//	if err != nil { ... }
+//	rb, _ := quant.RowBytes(tensor.Type, cols)
+//	for r := range rows {
+//		y[r] = k.Dot(x, data[r*rb:(r+1)*rb])
+//	}
+//
+// Dequant reproduces ggml's dequantisation bit for bit (tested against
+// llama.cpp's output). Dot sums in float32 in its own order, factoring
+// block scales out of the sums, so it agrees with the dequantised dot
+// product to within float32 rounding, not bit for bit. Quantize follows
+// llama.cpp's reference quantisers (quantize_row_*_ref, what llama-quantize
+// uses without an importance matrix) and produces the same bytes.
 //
 // All functions are safe for concurrent use: kernels are pure functions of
-// their arguments.
+// their arguments and allocate nothing.
 package quant
 
 import (

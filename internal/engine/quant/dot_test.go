@@ -243,3 +243,15 @@ func TestQuantizeRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestDotAllocatesNothing holds the fast kernels to zero allocations.
+func TestDotAllocatesNothing(t *testing.T) {
+	for _, typ := range benchTypes {
+		k, _ := Lookup(typ)
+		x := make([]float32, 512)
+		w := make([]byte, 512/k.BlockSize*k.BlockBytes)
+		if got := testing.AllocsPerRun(10, func() { k.Dot(x, w) }); got != 0 {
+			t.Errorf("%v: Dot allocates %v times per call, want 0", typ, got)
+		}
+	}
+}

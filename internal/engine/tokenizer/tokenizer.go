@@ -133,6 +133,9 @@ func typeAttr(t int32) attr {
 // mergePair is one entry of the BPE merge table.
 type mergePair struct{ left, right string }
 
+// mergeVal is the rank of a merge and the token it makes (-1 if none).
+type mergeVal struct{ rank, id int32 }
+
 // Tokenizer encodes and decodes text with one vocabulary. Build it with New
 // or FromGGUF.
 type Tokenizer struct {
@@ -143,9 +146,13 @@ type Tokenizer struct {
 	scores       []float32
 	attrs        []attr
 	ids          map[string]int32
-	merges       map[mergePair]int32
-	pieces       []string // decoded text of each id
-	special      []int32  // special-token candidates, longest text first
+	merges       map[mergePair]int32 // rank of each merge, by text
+	mergeIDs     map[uint64]mergeVal // the same, by the ids of the two sides
+	oddMerges    bool                // some merge has a side that is not a token
+	byteIDs      [256]int32          // byte-level: the token of each byte's character
+	pieces       []string            // decoded text of each id
+	maxLen       int                 // bytes in the longest token text
+	special      []int32             // special-token candidates, longest text first
 	spmBytes     [256]int32
 	eog          []bool
 	bos, eos     int32
@@ -247,6 +254,7 @@ func New(v Vocab) (*Tokenizer, error) {
 		}
 		t.ids[s] = int32(i)
 		t.tokens[i] = s
+		t.maxLen = max(t.maxLen, len(s))
 		t.attrs[i] = attrNormal
 		if v.Types != nil {
 			t.attrs[i] = typeAttr(v.Types[i])
@@ -266,6 +274,26 @@ func New(v Vocab) (*Tokenizer, error) {
 			}
 			if _, ok := t.merges[p]; !ok {
 				t.merges[p] = int32(i)
+			}
+		}
+		t.mergeIDs = make(map[uint64]mergeVal, len(t.merges))
+		for p, rank := range t.merges {
+			l, okl := t.ids[p.left]
+			r, okr := t.ids[p.right]
+			if !okl || !okr {
+				t.oddMerges = true
+				continue
+			}
+			id, ok := t.ids[p.left+p.right]
+			if !ok {
+				id = -1
+			}
+			t.mergeIDs[uint64(l)<<32|uint64(r)] = mergeVal{rank: rank, id: id}
+		}
+		for b := range 256 {
+			t.byteIDs[b] = -1
+			if id, ok := t.ids[byteEnc[b]]; ok {
+				t.byteIDs[b] = id
 			}
 		}
 	}

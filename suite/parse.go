@@ -24,8 +24,13 @@ var (
 	promptFields   = []string{"id", "text", "language", "system", "max_tokens"}
 )
 
-// maxIdent bounds suite names, category names and prompt ids.
-const maxIdent = 128
+// Limits that keep a hostile file (aliases fanned out into millions of
+// prompts) from taking the process down.
+const (
+	maxIdent  = 128     // bytes in a suite name, category name or prompt id
+	maxItems  = 100_000 // prompts and thresholds in a suite, aliases counted each time used
+	maxErrors = 50      // errors reported; the rest are counted
+)
 
 // Load reads and parses the suite file at path. Errors in the file name
 // path, the line and the field (see Error).
@@ -43,6 +48,9 @@ func Load(path string, opts ...Option) (*Suite, error) {
 func Parse(name string, data []byte, opts ...Option) (*Suite, error) {
 	p := &parser{file: name, opts: collect(opts)}
 	s := p.suite(data)
+	if p.dropped > 0 {
+		p.errs = append(p.errs, &Error{File: p.file, Msg: fmt.Sprintf("%d more errors not shown", p.dropped)})
+	}
 	if len(p.errs) > 0 {
 		return nil, errors.Join(p.errs...)
 	}
@@ -52,14 +60,35 @@ func Parse(name string, data []byte, opts ...Option) (*Suite, error) {
 
 // parser walks the YAML node tree, collecting errors as it goes.
 type parser struct {
-	file string
-	opts options
-	errs []error
+	file    string
+	opts    options
+	errs    []error
+	dropped int // errors beyond maxErrors
+	items   int // prompts and thresholds walked so far
+}
+
+// add records e, or counts it once maxErrors are recorded.
+func (p *parser) add(e *Error) {
+	if len(p.errs) >= maxErrors {
+		p.dropped++
+		return
+	}
+	p.errs = append(p.errs, e)
+}
+
+// budget counts one more prompt or threshold and reports false, after
+// recording an error, once the suite holds more than maxItems.
+func (p *parser) budget(n *yaml.Node, field string) bool {
+	if p.items++; p.items > maxItems {
+		p.fail(n, field, "suite too large: at most %d prompts and thresholds", maxItems)
+		return false
+	}
+	return true
 }
 
 // fail records an error at n's line (0 when n is nil).
 func (p *parser) fail(n *yaml.Node, field, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Line: line(n), Field: field, Msg: fmt.Sprintf(format, args...)})
+	p.add(&Error{File: p.file, Line: line(n), Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
 var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
@@ -71,7 +100,7 @@ func (p *parser) yamlError(err error) {
 		e.Line, _ = strconv.Atoi(m[1])
 		e.Msg = "invalid YAML: " + m[2]
 	}
-	p.errs = append(p.errs, e)
+	p.add(e)
 }
 
 func (p *parser) suite(data []byte) *Suite {
@@ -165,6 +194,9 @@ func (p *parser) category(n *yaml.Node, path string, s *Suite, seen *seen) Categ
 		p.fail(prompts, path+".prompts", "must list at least one prompt")
 	}
 	for i, pn := range list {
+		if !p.budget(pn, fmt.Sprintf("%s.prompts[%d]", path, i)) {
+			break
+		}
 		if pr, ok := p.prompt(pn, fmt.Sprintf("%s.prompts[%d]", path, i), s, &c, seen); ok {
 			c.Prompts = append(c.Prompts, pr)
 		}
@@ -181,6 +213,9 @@ func (p *parser) thresholds(m *mapping, path string) []string {
 	var out []string
 	for i, t := range list {
 		field := fmt.Sprintf("%s.thresholds[%d]", path, i)
+		if !p.budget(t, field) {
+			break
+		}
 		if t.Kind != yaml.ScalarNode || isNull(t) {
 			p.fail(t, field, "must be a threshold expression such as \"ttft.p95 < 250ms\", not %s", describe(t))
 			continue
@@ -192,7 +227,7 @@ func (p *parser) thresholds(m *mapping, path string) []string {
 		}
 		if p.opts.validate != nil {
 			if err := p.opts.validate(expr); err != nil {
-				p.errs = append(p.errs, &Error{File: p.file, Line: t.Line, Field: field, Msg: fmt.Sprintf("%q: %v", expr, err), Err: err})
+				p.add(&Error{File: p.file, Line: t.Line, Field: field, Msg: fmt.Sprintf("%q: %v", expr, err), Err: err})
 				continue
 			}
 		}

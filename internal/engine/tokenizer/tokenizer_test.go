@@ -1,8 +1,10 @@
 package tokenizer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -272,22 +274,27 @@ func TestPreTokenizers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d/%q", tt.kind, tt.text), func(t *testing.T) {
-			cpts := decodeCpts(tt.text, nil)
-			pieces := []int{len(cpts)}
-			for _, st := range tt.kind.stages() {
-				pieces = st(cpts, pieces)
-			}
-			var got []string
-			start := 0
-			for _, n := range pieces {
-				got = append(got, string(cpts[start:start+n]))
-				start += n
-			}
-			if !slices.Equal(got, tt.want) {
+			if got := split(tt.kind, tt.text); !slices.Equal(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}
+}
+
+// split runs the pre-tokenizer kind on text.
+func split(kind preKind, text string) []string {
+	cpts := decodeCpts(text, nil)
+	pieces := []int{len(cpts)}
+	for _, st := range kind.stages() {
+		pieces = st(cpts, pieces)
+	}
+	var got []string
+	start := 0
+	for _, n := range pieces {
+		got = append(got, string(cpts[start:start+n]))
+		start += n
+	}
+	return got
 }
 
 func TestPieces(t *testing.T) {
@@ -397,5 +404,44 @@ func TestConcurrentEncode(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Errorf("concurrent Encode differs: %s", e)
+	}
+}
+
+// TestSplitsMatchRegex compares the hand-written splitters with the
+// original Hugging Face expressions (lookahead included) as Python's regex
+// module applies them, on llama.cpp's test strings and random mixes of
+// letters, digits, marks, punctuation and kinds of whitespace
+// (testdata/splits.json, made by testdata/gen_splits.py).
+func TestSplitsMatchRegex(t *testing.T) {
+	raw, err := os.ReadFile("testdata/splits.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden struct {
+		Cases []struct {
+			Pre    string   `json:"pre"`
+			Text   string   `json:"text"`
+			Pieces []string `json:"pieces"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &golden); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]preKind{"gpt2": preGPT2, "llama3": preLlama3, "qwen2": preQwen2}
+	seen := map[string]int{}
+	for _, c := range golden.Cases {
+		kind, ok := kinds[c.Pre]
+		if !ok {
+			t.Fatalf("unknown pre %q in golden file", c.Pre)
+		}
+		seen[c.Pre]++
+		if got := split(kind, c.Text); !slices.Equal(got, c.Pieces) && !(len(got) == 0 && len(c.Pieces) == 0) {
+			t.Errorf("%s %q:\n got %q\nwant %q", c.Pre, c.Text, got, c.Pieces)
+		}
+	}
+	for name := range kinds {
+		if seen[name] < 100 {
+			t.Errorf("%d golden cases for %s, want at least 100", seen[name], name)
+		}
 	}
 }

@@ -1,0 +1,545 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/sse"
+)
+
+// Client sends streaming completion requests to one OpenAI-compatible
+// endpoint and turns each into a [Trace]. Set its fields before the first
+// call and do not change them after; a Client is then safe for concurrent
+// use and must not be copied.
+//
+// Foreign events. tokenpulse serve and mock put the request id in every
+// event's "id:" field and echo the X-Request-ID header. Other servers send
+// no id, or a chunk id that has nothing to do with ours, so an id that
+// differs from ours proves nothing there. The client therefore compares
+// event ids only when the response echoed our X-Request-ID exactly: then an
+// event whose id is set and differs is another request's (a stream mixed
+// up by a gateway or a reused connection), and it is dropped, counted in
+// [Trace.ForeignEvents] and never timed. Events without an id are kept.
+type Client struct {
+	// HTTP is the client to send with; nil means one on [NewTransport].
+	HTTP *http.Client
+	// BaseURL is the server's address, with or without a trailing "/v1"
+	// ("http://127.0.0.1:8080" or "http://127.0.0.1:8080/v1").
+	BaseURL string
+	// API is "chat" (POST /v1/chat/completions, the default when empty)
+	// or "completions" (POST /v1/completions).
+	API string
+	// Model is the model name sent in each request.
+	Model string
+	// APIKey, when set, is sent as "Authorization: Bearer KEY".
+	APIKey string
+	// Header holds extra headers sent with every request; they replace the
+	// client's own headers of the same name.
+	Header http.Header
+	// NoUsage stops the client asking for usage
+	// (stream_options.include_usage), for servers that reject the field.
+	NoUsage bool
+
+	once  sync.Once
+	hc    *http.Client
+	fresh *http.Client // for retries: never reuses a connection
+}
+
+// Request is one request to send.
+type Request struct {
+	// ID is sent as X-Request-ID; "" gets a fresh unique id.
+	ID string
+	// Messages is the chat; when empty, Prompt is sent as one user message.
+	Messages []api.Message
+	// Prompt is the completions API's prompt; when empty there, the text
+	// of the last message is sent.
+	Prompt string
+	// MaxTokens, when > 0, is sent as max_tokens.
+	MaxTokens   int
+	Temperature *float64
+	Seed        *int64
+	// OnToken, when set, is called after each content event is recorded,
+	// with the event's index and arrival; it runs on the reading
+	// goroutine, so it must be quick.
+	OnToken func(i int, at time.Duration)
+}
+
+// NewTransport returns the transport a Client uses when HTTP is nil: HTTP/1.1
+// with keep-alive, room for 1024 idle connections per host (enough for
+// hundreds of concurrent streams to reuse theirs), and no compression, so
+// that every event is handed over as soon as it is read.
+func NewTransport() *http.Transport {
+	return &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   30 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConns:          0, // no limit
+		MaxIdleConnsPerHost:   1024,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     false,
+	}
+}
+
+// NewRequestID returns a fresh unique request id: "tp-" and 128 random
+// bits in base32 (crypto/rand).
+func NewRequestID() string { return "tp-" + rand.Text() }
+
+func (c *Client) init() {
+	c.once.Do(func() {
+		c.hc = c.HTTP
+		if c.hc == nil {
+			c.hc = &http.Client{Transport: NewTransport()}
+		}
+		var base *http.Transport
+		switch t := c.hc.Transport.(type) {
+		case nil:
+			if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+				base = dt
+			}
+		case *http.Transport:
+			base = t
+		}
+		if base == nil {
+			c.fresh = c.hc // an unknown RoundTripper: retry through it as it is
+			return
+		}
+		ft := base.Clone()
+		ft.DisableKeepAlives = true
+		fresh := *c.hc
+		fresh.Transport = ft
+		c.fresh = &fresh
+	})
+}
+
+// endpoint returns the URL of an API path such as "/chat/completions".
+func (c *Client) endpoint(p string) string {
+	base := strings.TrimRight(c.BaseURL, "/")
+	if strings.HasSuffix(base, "/v1") {
+		return base + p
+	}
+	return base + "/v1" + p
+}
+
+// root returns the server's root URL (BaseURL without "/v1").
+func (c *Client) root() string {
+	return strings.TrimSuffix(strings.TrimRight(c.BaseURL, "/"), "/v1")
+}
+
+// Do sends req and reads its stream to the end. It never panics on what
+// the server sends and never returns nil: every failure is recorded in the
+// trace's Err with its kind. A request that fails on a reused keep-alive
+// connection before any response byte is sent once more on a fresh
+// connection, timed from the retry's start, and marked Retried.
+func (c *Client) Do(ctx context.Context, req Request) *Trace {
+	c.init()
+	id := req.ID
+	if id == "" {
+		id = NewRequestID()
+	}
+	tr := &Trace{RequestID: id}
+	if c.attempt(ctx, c.hc, req, tr) {
+		tr = &Trace{RequestID: id, Retried: true}
+		c.attempt(ctx, c.fresh, req, tr)
+	}
+	return tr
+}
+
+// body returns the request's path and JSON body.
+func (c *Client) body(req Request) (string, []byte, error) {
+	var usage *api.StreamOptions
+	if !c.NoUsage {
+		usage = &api.StreamOptions{IncludeUsage: true}
+	}
+	var maxTokens *int
+	if req.MaxTokens > 0 {
+		maxTokens = &req.MaxTokens
+	}
+	switch c.API {
+	case "", "chat":
+		msgs := req.Messages
+		if len(msgs) == 0 {
+			msgs = []api.Message{{Role: "user", Content: api.Content(req.Prompt)}}
+		}
+		b, err := json.Marshal(api.ChatRequest{
+			Model: c.Model, Messages: msgs, Stream: true, StreamOptions: usage,
+			MaxTokens: maxTokens, Temperature: req.Temperature, Seed: req.Seed,
+		})
+		return "/chat/completions", b, err
+	case "completions":
+		prompt := req.Prompt
+		if prompt == "" && len(req.Messages) > 0 {
+			prompt = string(req.Messages[len(req.Messages)-1].Content)
+		}
+		b, err := json.Marshal(api.CompletionRequest{
+			Model: c.Model, Prompt: api.Prompt(prompt), Stream: true, StreamOptions: usage,
+			MaxTokens: maxTokens, Temperature: req.Temperature, Seed: req.Seed,
+		})
+		return "/completions", b, err
+	default:
+		return "", nil, fmt.Errorf("unknown API %q (want chat or completions)", c.API)
+	}
+}
+
+// phases collects the httptrace callbacks, which may run on the
+// transport's goroutines.
+type phases struct {
+	start     time.Time
+	reused    atomic.Bool
+	conn      atomic.Int64
+	sent      atomic.Int64
+	firstByte atomic.Int64
+}
+
+func (p *phases) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GotConn: func(i httptrace.GotConnInfo) {
+			p.reused.Store(i.Reused)
+			p.conn.Store(int64(time.Since(p.start)))
+		},
+		WroteRequest: func(i httptrace.WroteRequestInfo) {
+			if i.Err == nil {
+				p.sent.Store(int64(time.Since(p.start)))
+			}
+		},
+		GotFirstResponseByte: func() {
+			p.firstByte.Store(int64(time.Since(p.start)))
+		},
+	}
+}
+
+// attempt sends req once through hc and fills tr. It returns true when the
+// request failed on a reused connection before any response byte, and so
+// should be retried on a fresh one.
+func (c *Client) attempt(ctx context.Context, hc *http.Client, req Request, tr *Trace) (retry bool) {
+	ph := &phases{}
+	start := time.Now()
+	ph.start = start
+	tr.Start = start
+	defer func() {
+		tr.Conn = time.Duration(ph.conn.Load())
+		tr.Sent = time.Duration(ph.sent.Load())
+		tr.GotFirstByte = time.Duration(ph.firstByte.Load())
+	}()
+
+	path, body, err := c.body(req)
+	if err != nil {
+		tr.Err = &Error{Kind: KindConnect, Message: err.Error(), Err: err}
+		return false
+	}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, ph.trace()), http.MethodPost, c.endpoint(path), bytes.NewReader(body))
+	if err != nil {
+		tr.Err = &Error{Kind: KindConnect, Message: err.Error(), Err: err}
+		return false
+	}
+	c.setHeaders(hreq.Header)
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "text/event-stream")
+	hreq.Header.Set(api.HeaderRequestID, tr.RequestID)
+	for k, vs := range c.Header {
+		hreq.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+
+	resp, err := hc.Do(hreq)
+	headers := time.Since(start)
+	if err != nil {
+		if ph.reused.Load() && ph.firstByte.Load() == 0 && ctx.Err() == nil {
+			return true
+		}
+		tr.Err = classify(ctx, err, KindConnect, 0)
+		return false
+	}
+	defer resp.Body.Close()
+	tr.Headers = headers
+	tr.Status = resp.StatusCode
+	tr.EchoedID = resp.Header.Get(api.HeaderRequestID)
+
+	if resp.StatusCode != http.StatusOK {
+		msg := errorMessage(resp)
+		tr.Err = &Error{Kind: KindHTTP, Status: resp.StatusCode, Message: msg}
+		return false
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		tr.Err = &Error{Kind: KindMalformed, Status: resp.StatusCode, Message: "the response is JSON, not an event stream (does the server stream?)"}
+		return false
+	}
+	c.read(ctx, resp.Body, tr, req.OnToken)
+	return false
+}
+
+// setHeaders sets the headers every request of the client carries.
+func (c *Client) setHeaders(h http.Header) {
+	h.Set("User-Agent", "tokenpulse")
+	if c.APIKey != "" {
+		h.Set("Authorization", "Bearer "+c.APIKey)
+	}
+}
+
+// firstByteReader notes when the first byte of the body was read.
+type firstByteReader struct {
+	r     io.Reader
+	start time.Time
+	at    time.Duration
+}
+
+func (f *firstByteReader) Read(p []byte) (int, error) {
+	n, err := f.r.Read(p)
+	if n > 0 && f.at == 0 {
+		f.at = time.Since(f.start)
+	}
+	return n, err
+}
+
+// errorChunk is an error object sent inside a stream (vLLM, OpenAI).
+type errorChunk struct {
+	Error json.RawMessage `json:"error"`
+}
+
+// read decodes the event stream into tr. The arrival of an event is read
+// from the clock right after the decoder returns it, before any parsing.
+func (c *Client) read(ctx context.Context, body io.ReadCloser, tr *Trace, onToken func(int, time.Duration)) {
+	start := tr.Start
+	fb := &firstByteReader{r: body, start: start}
+	dec := sse.NewDecoder(fb)
+	checkID := tr.EchoedID != "" && tr.EchoedID == tr.RequestID
+	var text strings.Builder
+	defer func() {
+		tr.FirstByte = fb.at
+		tr.Text = text.String()
+	}()
+	for {
+		ev, err := dec.Next()
+		at := time.Since(start)
+		if err != nil {
+			c.end(ctx, tr, err)
+			return
+		}
+		tr.Events++
+		if checkID && ev.ID != "" && ev.ID != tr.RequestID {
+			tr.ForeignEvents++
+			continue
+		}
+		tr.LastEvent = at
+		if ev.Data == "[DONE]" {
+			tr.Done = true
+			drain(body)
+			return
+		}
+		if ev.Type == "error" {
+			tr.Err = &Error{Kind: KindHTTP, Status: tr.Status, Message: "error event in stream: " + ev.Data}
+			return
+		}
+		var chunk api.Chunk
+		if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
+			tr.Err = &Error{Kind: KindMalformed, Status: tr.Status, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", tr.Events, err), Err: err}
+			return
+		}
+		if len(chunk.Choices) == 0 && chunk.Usage == nil && chunk.Tokenpulse == nil {
+			var ec errorChunk
+			if json.Unmarshal([]byte(ev.Data), &ec) == nil && len(ec.Error) > 0 && string(ec.Error) != "null" {
+				tr.Err = &Error{Kind: KindHTTP, Status: tr.Status, Message: "error in stream: " + errorText(ec.Error)}
+				return
+			}
+		}
+		token, reasoning := false, false
+		for _, ch := range chunk.Choices {
+			if d := ch.Delta; d != nil {
+				if d.Content != "" {
+					text.WriteString(d.Content)
+					token = true
+				}
+				if d.ReasoningContent != "" || d.Reasoning != "" {
+					token, reasoning = true, true
+				}
+			}
+			if ch.Text != nil && *ch.Text != "" {
+				text.WriteString(*ch.Text)
+				token = true
+			}
+			if ch.FinishReason != nil && *ch.FinishReason != "" {
+				tr.FinishReason = *ch.FinishReason
+			}
+		}
+		if chunk.Usage != nil {
+			tr.Usage = chunk.Usage
+		}
+		n, serverNS := 1, int64(0)
+		if x := chunk.Tokenpulse; x != nil {
+			if x.Tokens > 1 {
+				n = x.Tokens
+			}
+			serverNS = x.ServerNS
+			if x.Timings != nil {
+				tr.Timings = x.Timings
+			}
+		}
+		if !token {
+			continue
+		}
+		tr.TokenTimes = append(tr.TokenTimes, at)
+		tr.TokenCounts = append(tr.TokenCounts, n)
+		tr.ServerTimes = append(tr.ServerTimes, serverNS)
+		if reasoning {
+			tr.ReasoningEvents++
+		}
+		if onToken != nil {
+			onToken(len(tr.TokenTimes)-1, at)
+		}
+	}
+}
+
+// end records how a stream that did not reach "[DONE]" ended.
+func (c *Client) end(ctx context.Context, tr *Trace, err error) {
+	complete := tr.FinishReason != ""
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		if !complete {
+			tr.Err = &Error{Kind: KindCut, Status: tr.Status, Message: fmt.Sprintf("stream ended without [DONE] or a finish reason after %d content events", len(tr.TokenTimes))}
+		}
+	case errors.Is(err, sse.ErrEventTooLarge):
+		tr.Err = &Error{Kind: KindMalformed, Status: tr.Status, Message: err.Error(), Err: err}
+	case ctx.Err() != nil:
+		tr.Err = classify(ctx, err, KindCut, tr.Status)
+	case complete:
+		// The answer was complete; the connection broke after it.
+	default:
+		tr.Err = classify(ctx, err, KindCut, tr.Status)
+		if tr.Err.Kind == KindCut {
+			tr.Err.Message = fmt.Sprintf("stream broken after %d content events: %v", len(tr.TokenTimes), err)
+		}
+	}
+}
+
+// classify turns a transport error into an Error, using fallback when it is
+// neither a timeout nor a cancellation.
+func classify(ctx context.Context, err error, fallback Kind, status int) *Error {
+	kind := fallback
+	var ne net.Error
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		kind = KindTimeout
+	case errors.Is(ctx.Err(), context.Canceled), errors.Is(err, context.Canceled):
+		kind = KindCancelled
+	case errors.As(err, &ne) && ne.Timeout():
+		kind = KindTimeout
+	}
+	return &Error{Kind: kind, Status: status, Message: err.Error(), Err: err}
+}
+
+// drain reads what is left of a finished stream (normally only the end of
+// the chunked body) so the connection can be reused, without waiting long
+// for a server that keeps the stream open after "[DONE]".
+func drain(body io.ReadCloser) {
+	t := time.AfterFunc(100*time.Millisecond, func() { body.Close() })
+	io.Copy(io.Discard, io.LimitReader(body, 64<<10))
+	t.Stop()
+}
+
+// errorMessage reads an error response's message: the OpenAI error
+// object's message, a plain {"error": "..."} string, or the start of the
+// body.
+func errorMessage(resp *http.Response) string {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var eb errorChunk
+	if json.Unmarshal(b, &eb) == nil && len(eb.Error) > 0 {
+		if msg := errorText(eb.Error); msg != "" {
+			return msg
+		}
+	}
+	s := strings.TrimSpace(string(b))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	if s == "" {
+		s = http.StatusText(resp.StatusCode)
+	}
+	return s
+}
+
+// errorText returns the message of an "error" value: an OpenAI error
+// object or a string.
+func errorText(raw json.RawMessage) string {
+	var d api.ErrorDetail
+	if json.Unmarshal(raw, &d) == nil && d.Message != "" {
+		return d.Message
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// Abort asks the server to stop a request (POST /v1/abort?request_id=ID,
+// tokenpulse's extension) and returns its answer.
+func (c *Client) Abort(ctx context.Context, requestID string) (*api.AbortResponse, error) {
+	c.init()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.root()+"/v1/abort?request_id="+url.QueryEscape(requestID), nil)
+	if err != nil {
+		return nil, fmt.Errorf("abort: %w", err)
+	}
+	c.setHeaders(req.Header)
+	for k, vs := range c.Header {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("abort: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("abort: %d: %s", resp.StatusCode, errorMessage(resp))
+	}
+	var ar api.AbortResponse
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&ar); err != nil {
+		return nil, fmt.Errorf("abort: decoding the answer: %w", err)
+	}
+	return &ar, nil
+}
+
+// Health reads the server's readiness (GET /health): the HTTP status (200
+// ready, 503 warming up on tokenpulse serve) and the body when it is JSON.
+func (c *Client) Health(ctx context.Context) (int, *api.Health, error) {
+	c.init()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.root()+"/health", nil)
+	if err != nil {
+		return 0, nil, fmt.Errorf("health: %w", err)
+	}
+	c.setHeaders(req.Header)
+	for k, vs := range c.Header {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("health: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return resp.StatusCode, nil, fmt.Errorf("health: reading the answer: %w", err)
+	}
+	var h api.Health
+	if err := json.Unmarshal(b, &h); err != nil {
+		return resp.StatusCode, nil, fmt.Errorf("health: the answer is not JSON: %w", err)
+	}
+	return resp.StatusCode, &h, nil
+}

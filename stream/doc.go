@@ -1,0 +1,38 @@
+// Package stream is tokenpulse's streaming client: it sends one request to
+// an OpenAI-compatible endpoint (chat or completions, stream: true) and
+// turns it into a [Trace], the timestamps of DESIGN.md.
+//
+// All times are offsets from the request's start on Go's monotonic clock.
+// The start is taken before the body is serialised; the phases come from
+// net/http/httptrace (connection, request written, first response byte),
+// the headers from when the HTTP round trip returns, the first body byte
+// from the first read of the body. A content event arrives at the instant
+// the decoder reads its terminating blank line: the clock is read right
+// after [sse.Decoder.Next] returns, before any JSON is parsed.
+//
+// A content event is one whose delta carries non-empty content (or text,
+// for completions) or a reasoning delta (reasoning_content, reasoning;
+// counted as tokens and flagged). A role-only or empty delta, and a
+// usage-only chunk with empty choices, are not tokens. When an event says
+// it carries several tokens (tokenpulse.tokens), or the server's usage
+// counts more tokens than there were events, the trace's TokensPerEvent
+// is above 1 and gaps are per event.
+//
+// Failures are data: [Client.Do] never panics on what a server sends and
+// always returns a trace; a failed one has Err set with a [Kind] (http,
+// connect, cut, malformed, timeout, cancelled). A request that fails on a
+// reused keep-alive connection before any response byte was never
+// processed by the server; it is sent again once on a fresh connection.
+//
+// Example:
+//
+//	c := &stream.Client{BaseURL: "http://127.0.0.1:8080", Model: "mock"}
+//	tr := c.Do(ctx, stream.Request{Prompt: "Why is the sky blue?", MaxTokens: 64})
+//	if tr.OK() {
+//		fmt.Println("TTFT", tr.TTFT(), "tokens", tr.OutputTokens())
+//	}
+//	rec := tr.Record() // the run file's record of the request
+//
+// A Client is safe for concurrent use once configured; a Trace is plain
+// data owned by the caller.
+package stream

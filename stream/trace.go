@@ -1,0 +1,210 @@
+package stream
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// Kind classifies a failed request; the values are the run file's
+// error_kind.
+type Kind string
+
+// The kinds of failure.
+const (
+	// KindHTTP: the server answered with an error status, or reported an
+	// error object inside the stream.
+	KindHTTP Kind = "http"
+	// KindConnect: no response came (refused, reset, closed before any
+	// response byte).
+	KindConnect Kind = "connect"
+	// KindCut: the stream ended without "[DONE]" or a finish reason.
+	KindCut Kind = "cut"
+	// KindMalformed: an event's data was not the JSON of a chunk, or the
+	// response was not an event stream.
+	KindMalformed Kind = "malformed"
+	// KindTimeout: the context's deadline (or the HTTP client's timeout)
+	// passed.
+	KindTimeout Kind = "timeout"
+	// KindCancelled: the context was cancelled.
+	KindCancelled Kind = "cancelled"
+)
+
+// Error is the failure of one request.
+type Error struct {
+	Kind Kind
+	// Status is the HTTP status when a response came (0 otherwise).
+	Status int
+	// Message says what went wrong; for KindHTTP it is the server's
+	// OpenAI error message when it sent one.
+	Message string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 && e.Kind == KindHTTP {
+		return fmt.Sprintf("%s %d: %s", e.Kind, e.Status, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Kind, e.Message)
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Trace is what one request became: its phase times and the arrival of
+// every content event, as offsets from Start on the monotonic clock.
+// A Trace is written by [Client.Do] and is plain data once returned.
+type Trace struct {
+	// RequestID is the id sent as X-Request-ID.
+	RequestID string
+	// EchoedID is the X-Request-ID the server echoed ("" when none).
+	EchoedID string
+	// Start is t_start: taken before the body is serialised. It holds a
+	// monotonic reading; Start.UnixNano() + an offset is the wall-clock
+	// instant of that offset.
+	Start time.Time
+	// Retried is true when the first attempt failed on a reused
+	// connection before any response byte and the request was sent again
+	// on a fresh one; Start and all offsets are then the retry's.
+	Retried bool
+	// Status is the HTTP status (0 when no response came).
+	Status int
+	// Err is nil on success.
+	Err *Error
+
+	// Conn is when a connection was obtained; Sent when the request was
+	// fully written (httptrace WroteRequest); GotFirstByte when the first
+	// response byte arrived (httptrace GotFirstResponseByte); Headers when
+	// the response headers were parsed; FirstByte when the first byte of
+	// the body was read; LastEvent when the last event (of any kind,
+	// "[DONE]" included) was decoded. Zero when not reached.
+	Conn, Sent, GotFirstByte, Headers, FirstByte, LastEvent time.Duration
+
+	// TokenTimes is the arrival of each content event: the instant its
+	// terminating blank line was decoded.
+	TokenTimes []time.Duration
+	// TokenCounts is, parallel to TokenTimes, the number of tokens each
+	// event carried (tokenpulse.tokens; 1 when not sent).
+	TokenCounts []int
+	// ServerTimes is, parallel to TokenTimes, the server's emit time of
+	// each event as Unix ns (tokenpulse.server_ns; 0 when not sent).
+	ServerTimes []int64
+	// ReasoningEvents counts content events that were reasoning deltas.
+	ReasoningEvents int
+	// ForeignEvents counts events dropped because their id named another
+	// request (see [Client] for when ids are compared).
+	ForeignEvents int
+	// Events counts every event decoded, foreign ones included.
+	Events int
+
+	// Done is true when "[DONE]" was seen.
+	Done bool
+	// FinishReason is the last finish reason the server sent.
+	FinishReason string
+	// Usage is the server's usage, when it sent one.
+	Usage *api.Usage
+	// Timings is the server's own split (tokenpulse.timings), when sent.
+	Timings *api.Timings
+	// Text is the concatenated content (reasoning excluded).
+	Text string
+}
+
+// OK reports whether the request succeeded.
+func (t *Trace) OK() bool { return t.Err == nil }
+
+// ContentEvents is the number of content events.
+func (t *Trace) ContentEvents() int { return len(t.TokenTimes) }
+
+// OutputTokens is the server's completion token count when it sent usage,
+// otherwise the tokens counted from the events.
+func (t *Trace) OutputTokens() int {
+	if t.Usage != nil && t.Usage.CompletionTokens > 0 {
+		return t.Usage.CompletionTokens
+	}
+	return t.eventTokens()
+}
+
+func (t *Trace) eventTokens() int {
+	n := 0
+	for _, c := range t.TokenCounts {
+		n += c
+	}
+	return n
+}
+
+// TokensPerEvent is output tokens ÷ content events (0 without events).
+// Above 1 the endpoint batches tokens, and gaps are per event, not per
+// token.
+func (t *Trace) TokensPerEvent() float64 {
+	if len(t.TokenTimes) == 0 {
+		return 0
+	}
+	return float64(t.OutputTokens()) / float64(len(t.TokenTimes))
+}
+
+// TTFT is the arrival of the first content event (0 without one).
+func (t *Trace) TTFT() time.Duration {
+	if len(t.TokenTimes) == 0 {
+		return 0
+	}
+	return t.TokenTimes[0]
+}
+
+// Record returns the run file's record of the request. Index, Category,
+// PromptID, Cold and Warmup are left for the caller.
+func (t *Trace) Record() runfile.Request {
+	r := runfile.Request{
+		RequestID:       t.RequestID,
+		Status:          t.Status,
+		Retried:         t.Retried,
+		StartedAt:       t.Start,
+		SentNS:          int64(t.Sent),
+		HeadersNS:       int64(t.Headers),
+		FirstByteNS:     int64(t.FirstByte),
+		TTFTNS:          int64(t.TTFT()),
+		E2ENS:           int64(t.LastEvent),
+		OutputTokens:    t.OutputTokens(),
+		TokenSource:     "events",
+		ContentEvents:   len(t.TokenTimes),
+		ReasoningEvents: t.ReasoningEvents,
+		ForeignEvents:   t.ForeignEvents,
+		FinishReason:    t.FinishReason,
+		TokenTimesNS:    make([]int64, len(t.TokenTimes)),
+	}
+	if t.Err != nil {
+		r.Error = t.Err.Error()
+		r.ErrorKind = string(t.Err.Kind)
+	}
+	if t.Usage != nil {
+		r.PromptTokens = t.Usage.PromptTokens
+		if t.Usage.CompletionTokens > 0 {
+			r.TokenSource = "usage"
+		}
+	}
+	for i, at := range t.TokenTimes {
+		r.TokenTimesNS[i] = int64(at)
+	}
+	for _, c := range t.TokenCounts {
+		if c != 1 {
+			r.TokenCounts = append([]int(nil), t.TokenCounts...)
+			break
+		}
+	}
+	for _, s := range t.ServerTimes {
+		if s != 0 {
+			r.ServerTimesNS = append([]int64(nil), t.ServerTimes...)
+			break
+		}
+	}
+	if t.Timings != nil {
+		r.Server = &runfile.ServerTimings{
+			QueueNS:   t.Timings.QueueNS,
+			PrefillNS: t.Timings.PrefillNS,
+			DecodeNS:  t.Timings.DecodeNS,
+		}
+	}
+	return r
+}

@@ -31,7 +31,7 @@ format is described in docs/suite-format.md.`,
 				}
 				all = append(all, s)
 			}
-			return listSuites(cmd.OutOrStdout(), all)
+			return suitesList(cmd.OutOrStdout(), all)
 		},
 	}
 	cmd.AddCommand(newSuitesShowCmd())
@@ -63,9 +63,9 @@ that "tokenpulse bench --requests N --seed S" would send, in order.`,
 				return usageErr(fmt.Errorf("--sample must be ≥ 0, got %d", sample))
 			}
 			if cmd.Flags().Changed("sample") {
-				return showSample(cmd.OutOrStdout(), s, sample, seed)
+				return suitesSample(cmd.OutOrStdout(), s, sample, seed)
 			}
-			return showSuite(cmd.OutOrStdout(), s)
+			return suitesShow(cmd.OutOrStdout(), s)
 		},
 	}
 	cmd.Flags().IntVar(&sample, "sample", 0, "print the stratified sample of N prompts instead of the whole suite")
@@ -73,8 +73,8 @@ that "tokenpulse bench --requests N --seed S" would send, in order.`,
 	return cmd
 }
 
-// listSuites prints one row per category of each suite.
-func listSuites(w io.Writer, all []*suite.Suite) error {
+// suitesList prints one row per category of each suite.
+func suitesList(w io.Writer, all []*suite.Suite) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SUITE\tLANGUAGE\tCATEGORY\tWEIGHT\tPROMPTS\tMAX_TOKENS\tTHRESHOLDS")
 	for _, s := range all {
@@ -83,27 +83,27 @@ func listSuites(w io.Writer, all []*suite.Suite) error {
 			if i > 0 {
 				name, lang = "", ""
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", name, lang, c.Name, weight(s, c), len(c.Prompts), tokens(c.MaxTokens), thresholds(c.Thresholds))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", name, lang, c.Name, suitesWeight(s, c), len(c.Prompts), suitesMaxTokens(c.MaxTokens), suitesThresholds(c.Thresholds))
 		}
 	}
 	return tw.Flush()
 }
 
-// showSuite prints a suite's header, then each category and its prompts.
-func showSuite(w io.Writer, s *suite.Suite) error {
+// suitesShow prints a suite's header, then each category and its prompts.
+func suitesShow(w io.Writer, s *suite.Suite) error {
 	fmt.Fprintf(w, "%s: %s\n", s.Name, s.Description)
 	fmt.Fprintf(w, "source:   %s\nlanguage: %s\n", s.Source, s.Language)
 	if s.Defaults.System != "" {
 		fmt.Fprintf(w, "system:   %s\n", s.Defaults.System)
 	}
 	for _, c := range s.Categories {
-		fmt.Fprintf(w, "\n%s  weight %s  max_tokens %s  %d prompts  thresholds: %s\n", c.Name, weight(s, c), tokens(c.MaxTokens), len(c.Prompts), thresholds(c.Thresholds))
+		fmt.Fprintf(w, "\n%s  weight %s  max_tokens %s  %d prompts  thresholds: %s\n", c.Name, suitesWeight(s, c), suitesMaxTokens(c.MaxTokens), len(c.Prompts), suitesThresholds(c.Thresholds))
 		if c.Description != "" {
 			fmt.Fprintf(w, "  %s\n", c.Description)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, p := range c.Prompts {
-			fmt.Fprintf(tw, "  %s\t%s%s\n", p.ID, oneLine(p.Text), promptExtras(p, s, c))
+			fmt.Fprintf(tw, "  %s\t%s%s\n", p.ID, suitesOneLine(p.Text), suitesExtras(p, s, c))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -112,18 +112,18 @@ func showSuite(w io.Writer, s *suite.Suite) error {
 	return nil
 }
 
-// showSample prints the prompts a bench run of n requests would send.
-func showSample(w io.Writer, s *suite.Suite, n int, seed uint64) error {
+// suitesSample prints the prompts a bench run of n requests would send.
+func suitesSample(w io.Writer, s *suite.Suite, n int, seed uint64) error {
 	fmt.Fprintf(w, "%s: sample of %d, seed %d\n", s.Name, n, seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, p := range s.Sample(n, seed) {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, p.Category, p.ID, oneLine(p.Text))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, p.Category, p.ID, suitesOneLine(p.Text))
 	}
 	return tw.Flush()
 }
 
-// weight shows a category's weight and its share of the suite.
-func weight(s *suite.Suite, c suite.Category) string {
+// suitesWeight shows a category's weight and its share of the suite.
+func suitesWeight(s *suite.Suite, c suite.Category) string {
 	var total float64
 	for _, o := range s.Categories {
 		total += o.Weight
@@ -131,22 +131,22 @@ func weight(s *suite.Suite, c suite.Category) string {
 	return fmt.Sprintf("%g (%.0f%%)", c.Weight, 100*c.Weight/total)
 }
 
-func tokens(n int) string {
+func suitesMaxTokens(n int) string {
 	if n == 0 {
 		return "-"
 	}
 	return fmt.Sprint(n)
 }
 
-func thresholds(t []string) string {
+func suitesThresholds(t []string) string {
 	if len(t) == 0 {
 		return "-"
 	}
 	return strings.Join(t, ", ")
 }
 
-// promptExtras notes where a prompt departs from its category's settings.
-func promptExtras(p suite.Prompt, s *suite.Suite, c suite.Category) string {
+// suitesExtras notes where a prompt departs from its category's settings.
+func suitesExtras(p suite.Prompt, s *suite.Suite, c suite.Category) string {
 	var extra []string
 	if p.Language != s.Language {
 		extra = append(extra, "language "+p.Language)
@@ -163,7 +163,7 @@ func promptExtras(p suite.Prompt, s *suite.Suite, c suite.Category) string {
 	return "  [" + strings.Join(extra, ", ") + "]"
 }
 
-// oneLine folds line breaks so that each prompt takes one output line.
-func oneLine(s string) string {
+// suitesOneLine folds line breaks so that each prompt takes one output line.
+func suitesOneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// runSuites runs the root command with args and returns its output.
-func runSuites(t *testing.T, args ...string) (string, error) {
+// runSuitesCmd runs the root command with args and returns its output.
+func runSuitesCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	root := newRoot()
 	var out bytes.Buffer
@@ -22,7 +22,7 @@ func runSuites(t *testing.T, args ...string) (string, error) {
 }
 
 func TestSuitesList(t *testing.T) {
-	out, err := runSuites(t, "suites")
+	out, err := runSuitesCmd(t, "suites")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestSuitesList(t *testing.T) {
 func TestSuitesShow(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "mine.yaml")
-	writeFile(t, good, (`name: mine
+	writeSuiteFile(t, good, `name: mine
 language: en
 categories:
   - name: quick
@@ -54,12 +54,12 @@ categories:
     prompts:
       - {id: q1, text: "What is\n  up?"}
       - {id: q2, text: Hi, max_tokens: 4, language: fr}
-`))
+`)
 	bad := filepath.Join(dir, "bad.yaml")
-	writeFile(t, bad, "name: bad\nlanguage: en\ncategories:\n  - {name: a, weight: 0, prompts: [{id: a1, text: hi}]}\n")
+	writeSuiteFile(t, bad, "name: bad\nlanguage: en\ncategories:\n  - {name: a, weight: 0, prompts: [{id: a1, text: hi}]}\n")
 
 	t.Run("file", func(t *testing.T) {
-		out, err := runSuites(t, "suites", "show", good)
+		out, err := runSuitesCmd(t, "suites", "show", good)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ categories:
 		}
 	})
 	t.Run("builtin", func(t *testing.T) {
-		out, err := runSuites(t, "suites", "show", "zh-medical")
+		out, err := runSuitesCmd(t, "suites", "show", "zh-medical")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ categories:
 		}
 	})
 	t.Run("sample", func(t *testing.T) {
-		out, err := runSuites(t, "suites", "show", "en-assistant", "--sample", "20", "--seed", "4")
+		out, err := runSuitesCmd(t, "suites", "show", "en-assistant", "--sample", "20", "--seed", "4")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ categories:
 		}
 	})
 	t.Run("bad file is a usage error", func(t *testing.T) {
-		_, err := runSuites(t, "suites", "show", bad)
+		_, err := runSuitesCmd(t, "suites", "show", bad)
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != exitUsage {
 			t.Fatalf("got %v, want an exit code %d", err, exitUsage)
@@ -106,7 +106,7 @@ categories:
 		}
 	})
 	t.Run("unknown name is a usage error", func(t *testing.T) {
-		_, err := runSuites(t, "suites", "show", "nope")
+		_, err := runSuitesCmd(t, "suites", "show", "nope")
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != exitUsage {
 			t.Fatalf("got %v, want an exit code %d", err, exitUsage)
@@ -114,7 +114,7 @@ categories:
 	})
 }
 
-func writeFile(t *testing.T, path, data string) {
+func writeSuiteFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)

@@ -407,7 +407,8 @@ func TestConcurrentEncode(t *testing.T) {
 	}
 }
 
-// TestSplitsMatchRegex compares the hand-written splitters with the
+// TestSplitsMatchRegex compares the hand-written pre-tokenizers (gpt-2,
+// llama-3, qwen2, smollm, default) with the
 // original Hugging Face expressions (lookahead included) as Python's regex
 // module applies them, on llama.cpp's test strings and random mixes of
 // letters, digits, marks, punctuation and kinds of whitespace
@@ -427,7 +428,9 @@ func TestSplitsMatchRegex(t *testing.T) {
 	if err := json.Unmarshal(raw, &golden); err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[string]preKind{"gpt2": preGPT2, "llama3": preLlama3, "qwen2": preQwen2}
+	kinds := map[string]preKind{
+		"gpt2": preGPT2, "llama3": preLlama3, "qwen2": preQwen2, "smollm": preSmolLM, "default": preDefault,
+	}
 	seen := map[string]int{}
 	for _, c := range golden.Cases {
 		kind, ok := kinds[c.Pre]

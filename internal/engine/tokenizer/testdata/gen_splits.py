@@ -11,10 +11,15 @@
 import json, random, sys
 import regex
 
+GPT2 = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+# Each pre-tokenizer is a sequence of expressions; each cuts the pieces the
+# previous one left (matches and the gaps between them), as llama.cpp does.
 PATTERNS = {
-    "gpt2": r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
-    "llama3": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
-    "qwen2": r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+    "gpt2": [GPT2],
+    "llama3": [r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"],
+    "qwen2": [r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"],
+    "smollm": [r"\p{N}", GPT2],
+    "default": [r"[\p{P}\$\+<=>\^~\|]+", GPT2, r"\p{N}+", r"[0-9][0-9][0-9]"],
 }
 
 texts = []
@@ -35,17 +40,23 @@ for _ in range(300):
     texts.append("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 24))))
 
 out = []
-for name, pat in PATTERNS.items():
-    rx = regex.compile(pat)
+def cut(rx, t):
+    pieces, pos = [], 0
+    for m in rx.finditer(t):
+        if m.start() > pos:
+            pieces.append(t[pos:m.start()])
+        pieces.append(m.group())
+        pos = m.end()
+    if pos < len(t):
+        pieces.append(t[pos:])
+    return pieces
+
+for name, pats in PATTERNS.items():
+    rxs = [regex.compile(p) for p in pats]
     for t in texts:
-        pieces, pos = [], 0
-        for m in rx.finditer(t):
-            if m.start() > pos:
-                pieces.append(t[pos:m.start()])
-            pieces.append(m.group())
-            pos = m.end()
-        if pos < len(t):
-            pieces.append(t[pos:])
+        pieces = [t] if t else []
+        for rx in rxs:
+            pieces = [q for p in pieces for q in cut(rx, p)]
         out.append({"pre": name, "text": t, "pieces": pieces})
 print('{"generator": %s, "cases": [' % json.dumps("regex " + regex.__version__))
 print(",\n".join(json.dumps(c, ensure_ascii=False) for c in out))

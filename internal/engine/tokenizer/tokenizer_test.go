@@ -408,11 +408,11 @@ func TestConcurrentEncode(t *testing.T) {
 }
 
 // TestSplitsMatchRegex compares the hand-written pre-tokenizers (gpt-2,
-// llama-3, qwen2, smollm, default) with the
-// original Hugging Face expressions (lookahead included) as Python's regex
-// module applies them, on llama.cpp's test strings and random mixes of
-// letters, digits, marks, punctuation and kinds of whitespace
-// (testdata/splits.json, made by testdata/gen_splits.py).
+// llama-3, qwen2, smollm, default) with the original Hugging Face
+// expressions (lookahead included) as Python's regex module applies them,
+// on llama.cpp's test strings and random mixes of letters, digits, marks,
+// punctuation and kinds of whitespace (testdata/splits.json, made by
+// testdata/gen_splits.py).
 func TestSplitsMatchRegex(t *testing.T) {
 	raw, err := os.ReadFile("testdata/splits.json")
 	if err != nil {

@@ -13,12 +13,14 @@ var ErrNotFound = errors.New("no such suite")
 //
 //	suites/x.yaml:12: categories[1].weight: must be > 0
 //
-// Line is 1-based; 0 when unknown. Field is the path of the offending
-// value in the document ("categories[0].prompts[3].id"), empty for errors
-// about the file as a whole.
+// Field paths name list items by index: "categories[0].prompts[3].id".
 type Error struct {
-	File  string
-	Line  int
+	// File is the file name given to Load or Parse ("builtin:NAME" for a
+	// builtin suite).
+	File string
+	// Line is the 1-based line of the offending value; 0 when unknown.
+	Line int
+	// Field is the path of the offending value, empty for the whole file.
 	Field string
 	// Msg says what is wrong.
 	Msg string

@@ -430,3 +430,43 @@ func TestParseAliasBomb(t *testing.T) {
 		t.Errorf("walked %d prompts and thresholds, want just past %d (at most %d)", got, maxItems, limit)
 	}
 }
+
+// TestDocExample keeps the example in docs/suite-format.md loadable and
+// its inheritance rules true.
+func TestDocExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "suite-format.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "```yaml\n")
+	example, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("no ```yaml block in docs/suite-format.md")
+	}
+	s, err := Parse("suite-format.md", []byte(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]Prompt{}
+	for _, p := range s.Prompts() {
+		byID[p.ID] = p
+	}
+	tests := []struct {
+		id               string
+		maxTokens        int
+		language, system string
+	}{
+		{"quick-refund", 48, "en", "You are the support assistant of Example Shop. Be brief."},
+		{"quick-hours", 48, "en-GB", "You are the support assistant of Example Shop. Be brief."},
+		{"explain-warranty", 400, "en", "Answer in numbered steps."},
+	}
+	for _, tt := range tests {
+		p := byID[tt.id]
+		if p.MaxTokens != tt.maxTokens || p.Language != tt.language || p.System != tt.system {
+			t.Errorf("%s: got max_tokens %d language %q system %q, want %d %q %q", tt.id, p.MaxTokens, p.Language, p.System, tt.maxTokens, tt.language, tt.system)
+		}
+	}
+	if got, want := s.Category("explain").MaxTokens, 200; got != want {
+		t.Errorf("explain max_tokens: got %d, want %d (from defaults)", got, want)
+	}
+}

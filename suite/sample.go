@@ -142,8 +142,8 @@ func draw(c *Category, m int, seed uint64) []Prompt {
 func interleave(groups [][]Prompt, seed uint64) []Prompt {
 	type slot struct {
 		key  float64
-		rank int
-		p    Prompt
+		rank int // seeded order of the group, to break ties
+		g, j int // groups[g][j]
 	}
 	r := newRNG(seed, "order")
 	rank := make([]int, len(groups))
@@ -154,19 +154,22 @@ func interleave(groups [][]Prompt, seed uint64) []Prompt {
 	var slots []slot
 	for g, items := range groups {
 		u := r.float()
-		for j, p := range items {
-			slots = append(slots, slot{key: (float64(j) + u) / float64(len(items)), rank: rank[g], p: p})
+		for j := range items {
+			slots = append(slots, slot{key: (float64(j) + u) / float64(len(items)), rank: rank[g], g: g, j: j})
 		}
 	}
-	sort.SliceStable(slots, func(a, b int) bool {
+	sort.Slice(slots, func(a, b int) bool {
 		if slots[a].key != slots[b].key {
 			return slots[a].key < slots[b].key
 		}
-		return slots[a].rank < slots[b].rank
+		if slots[a].rank != slots[b].rank {
+			return slots[a].rank < slots[b].rank
+		}
+		return slots[a].j < slots[b].j
 	})
 	out := make([]Prompt, len(slots))
 	for i, s := range slots {
-		out[i] = s.p
+		out[i] = groups[s.g][s.j]
 	}
 	return out
 }

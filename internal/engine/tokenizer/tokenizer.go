@@ -105,9 +105,6 @@ const (
 	attrControl
 	attrUserDefined
 	attrByte
-	attrNormalized
-	attrLStrip
-	attrRStrip
 
 	attrUndefined attr = 0
 )
@@ -535,13 +532,11 @@ type fragment struct {
 	start, end int
 }
 
-func isCSpace(c byte) bool {
-	return c == ' ' || c >= '\t' && c <= '\r'
-}
-
 // partition cuts text around special tokens, longest first, as llama.cpp's
 // tokenizer_st_partition does. Control and unknown tokens are only looked
-// for when parseSpecial is set; user-defined tokens always are.
+// for when parseSpecial is set; user-defined tokens always are. (llama.cpp
+// also strips the whitespace after special tokens for models named Phi-3;
+// this package does not.)
 func (t *Tokenizer) partition(text string, parseSpecial bool) []fragment {
 	if text == "" {
 		return nil
@@ -576,23 +571,11 @@ func (t *Tokenizer) partition(text string, parseSpecial bool) []fragment {
 				if i < 0 {
 					break
 				}
-				m := start + i
-				left := m
-				if a&attrLStrip != 0 {
-					for left > start && isCSpace(text[left-1]) {
-						left--
-					}
-				}
-				if left > start {
-					next = append(next, fragment{tok: -1, start: start, end: left})
+				if i > 0 {
+					next = append(next, fragment{tok: -1, start: start, end: start + i})
 				}
 				next = append(next, fragment{tok: id})
-				start = m + len(word)
-				if a&attrRStrip != 0 {
-					for start < end && isCSpace(text[start]) {
-						start++
-					}
-				}
+				start += i + len(word)
 			}
 			if start < end {
 				next = append(next, fragment{tok: -1, start: start, end: end})

@@ -245,6 +245,30 @@ func TestIgnoreMerges(t *testing.T) {
 	}
 }
 
+// TestOddMerges: merges are matched by text, even when a side is not a
+// token (it arose from a merge whose result is not in the vocabulary);
+// what is left that is not a token falls back to one token per byte.
+func TestOddMerges(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		merges []string
+		want   []string
+	}{
+		{"merge through a non-token", []string{"y z", "x yz"}, []string{"xyz"}},
+		{"non-token left over", []string{"y z"}, []string{"x", "y", "z"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := bpeVocab("gpt-2", nil, "xyz")
+			v.Merges = tt.merges
+			tok := mustNew(t, v)
+			got := tok.Encode("xyz", false, false)
+			if want := ids(t, tok, tt.want...); !slices.Equal(got, want) {
+				t.Errorf("Encode(xyz) = %v, want %v %q", got, want, tt.want)
+			}
+		})
+	}
+}
+
 // TestPreTokenizers checks the hand-written splitters against what the
 // expressions they stand for match.
 func TestPreTokenizers(t *testing.T) {
@@ -319,9 +343,20 @@ func TestPieces(t *testing.T) {
 			}
 		})
 	}
-	bpe := mustNew(t, bpeVocab("gpt-2", catMerges))
+	bpe := mustNew(t, bpeVocab("gpt-2", catMerges, "€"))
 	if got, want := bpe.Decode(bpe.Encode("the cat\n", false, false)), "the cat\n"; got != want {
 		t.Errorf("BPE round trip: got %q, want %q", got, want)
+	}
+	// A byte-level token with a character outside the byte map is written
+	// out as llama.cpp writes it.
+	if got, want := bpe.Piece(ids(t, bpe, "€")[0]), "[UNK_BYTE_0xe282ac€]"; got != want {
+		t.Errorf("Piece(€) = %q, want %q", got, want)
+	}
+	if got := tok.Text(-1) + tok.Text(int32(tok.VocabSize())); got != "" {
+		t.Errorf("Text outside the vocabulary = %q, want \"\"", got)
+	}
+	if got, want := tok.Text(3+'\n'), "<0x0A>"; got != want {
+		t.Errorf("Text(13) = %q, want %q", got, want)
 	}
 }
 

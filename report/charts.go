@@ -55,12 +55,23 @@ func newChart(w, h float64, title, class string, extra ...svg.Attr) *svg.Canvas 
 	return c
 }
 
-// legendItem draws a swatch and a label at (x, y) and returns the x after
-// it.
-func legendItem(c *svg.Canvas, x, y float64, color, label string) float64 {
-	c.Rect(x, y-8, 10, 10, svg.A("fill", color))
-	c.Text(x+14, y, label, svg.A("fill", colText))
-	return x + 14 + textWidth(label) + 16
+// legendEntry is one swatch of a legend.
+type legendEntry struct{ col, label string }
+
+// legend draws entries from (10, y), wrapping before the width w, and
+// returns the y of its last line.
+func legend(c *svg.Canvas, y, w float64, entries []legendEntry) float64 {
+	x := 10.0
+	for _, e := range entries {
+		size := 14 + textWidth(e.label) + 16
+		if x > 10 && x+size > w {
+			x, y = 10, y+16
+		}
+		c.Rect(x, y-8, 10, 10, svg.A("fill", e.col))
+		c.Text(x+14, y, e.label, svg.A("fill", colText))
+		x += size
+	}
+	return y
 }
 
 // textWidth estimates the width in pixels of s at 11 px.
@@ -138,19 +149,17 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 func Waterfall(r *runfile.Run, o Options) Chart {
 	rows := waterfallRows(r, o)
 	const (
-		w, left, right, top, rowH = 760.0, 200.0, 96.0, 52.0, 26.0
+		w, left, right, top, rowH = 760.0, 200.0, 96.0, 68.0, 26.0
 	)
 	h := top + rowH*float64(max(len(rows), 1)) + 40
 	title := "TTFT waterfall: where the time to the first token goes"
 	c := newChart(w, h, title, "chart waterfall")
 	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
-	x := 10.0
-	for _, it := range []struct{ col, label string }{
+	c.Text(w-10, 16, "server times start at t_sent (the clocks are not aligned)", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	legend(c, 36, w, []legendEntry{
 		{colSend, "send request"}, {colWait, "wait for headers"}, {colBody, "headers → first byte"},
 		{colModel, "first byte → first token"}, {colQueue, "server queue"}, {colPrefill, "server prefill"},
-	} {
-		x = legendItem(c, x, 36, it.col, it.label)
-	}
+	})
 	if len(rows) == 0 {
 		c.Text(left, top+16, "no request produced a token", svg.A("fill", colMuted))
 		return Chart{Name: "waterfall", Title: title, SVG: c.Bytes()}
@@ -238,7 +247,7 @@ func warmGaps(r *runfile.Run) []float64 {
 // median, the p99 and the limit.
 func GapHistogram(r *runfile.Run, o Options) Chart {
 	const (
-		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 44.0, 48.0
+		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 60.0, 48.0
 	)
 	title := "Gaps between tokens (warm requests, log scale)"
 	c := newChart(w, h, title, "chart gaps")
@@ -253,7 +262,7 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 	lo := math.Max(d.Min, floor)
 	limit := gapLimit(r)
 	hi := math.Max(d.Max, limit)
-	edges := svg.LogBins(lo, hi, 10)
+	edges := svg.LogBins(lo, hi, binsPerDecade)
 	counts := make([]int, len(edges)-1)
 	for _, g := range gaps {
 		k := sort.SearchFloat64s(edges, math.Max(g, floor)*(1+1e-12)) - 1 // edges[k] ≤ g < edges[k+1]
@@ -279,7 +288,7 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 	}
 	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
 	c.Text(w-right, h-10, "gap, ms (log scale)", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
-	c.Text(12, top-10, "gaps (log scale)", svg.A("fill", colMuted))
+	c.Text(12, top-12, "gaps (log scale)", svg.A("fill", colMuted))
 	for i, n := range counts {
 		if n == 0 {
 			continue
@@ -296,18 +305,31 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 		c.Text((x0+x1)/2, ys(float64(n))-3, strconv.Itoa(n), svg.A("fill", colText), svg.A("text-anchor", "middle"), svg.A("font-size", "10"))
 		c.End()
 	}
-	marker := func(v float64, label, col, dash string, row int) {
-		x := xs.Map(math.Max(v, floor))
-		c.Line(x, top, x, h-bottom, svg.A("stroke", col), svg.A("stroke-dasharray", dash))
-		c.Text(x+4, top+10+12*float64(row), label, svg.A("fill", col))
-	}
-	marker(d.P50, "p50 "+fmtMS(d.P50)+" ms", colMuted, "3,3", 0)
-	marker(d.P99, "p99 "+fmtMS(d.P99)+" ms", colMuted, "3,3", 1)
+	// Marker lines, named in a key under the title and by a short tag at
+	// the foot of each line, so their labels never cover the bars.
+	key := fmt.Sprintf("%d gaps · p50 %s ms · p99 %s ms · max %s ms", d.Count, fmtMS(d.P50), fmtMS(d.P99), fmtMS(d.Max))
 	if limit > 0 {
-		marker(limit, "limit "+fmtLimit(limit, "ms"), colStall, "6,3", 2)
+		key += " · limit " + fmtLimit(limit, "ms")
+	}
+	c.Text(10, 34, key, svg.A("fill", colText))
+	marker := func(v float64, tag, col, dash string) {
+		x := xs.Map(math.Max(v, floor))
+		c.Line(x, top, x, h-bottom, svg.A("stroke", col), svg.A("stroke-dasharray", dash), svg.Class("marker"))
+		c.Text(x, top-2, tag, svg.A("fill", col), svg.A("text-anchor", "middle"), svg.A("font-size", "10"))
+	}
+	marker(d.P50, "p50", colMuted, "3,3")
+	if xs.Map(d.P99)-xs.Map(d.P50) > 24 {
+		marker(d.P99, "p99", colMuted, "3,3")
+	}
+	if limit > 0 {
+		marker(limit, "limit", colStall, "6,3")
 	}
 	return Chart{Name: "gaps", Title: title, SVG: c.Bytes()}
 }
+
+// binsPerDecade is the number of log-spaced histogram bins per factor of
+// ten: each bin is 12% wider than the one before.
+const binsPerDecade = 20
 
 // anyAbove reports whether a gap in [lo, hi) is above limit.
 func anyAbove(gaps []float64, limit, lo, hi float64) bool {
@@ -357,7 +379,7 @@ func timeline(t timelineFor, o Options) Chart {
 	q := t.Req
 	rule, stalls := findStalls(q, t.LimitMS, o)
 	const (
-		w, h, left, right, top, bottom = 760.0, 280.0, 56.0, 24.0, 52.0, 48.0
+		w, h, left, right, top, bottom = 760.0, 290.0, 56.0, 24.0, 66.0, 48.0
 	)
 	title := fmt.Sprintf("%s · %s (request #%d, category %s): tokens as they arrived", q.PromptID, q.RequestID, q.Index, q.Category)
 	c := newChart(w, h, title, "chart timeline", svg.A("data-request-id", q.RequestID), svg.A("data-prompt-id", q.PromptID),
@@ -368,6 +390,11 @@ func timeline(t timelineFor, o Options) Chart {
 		why = "no threshold was crossed; this is the warm request with the longest gap"
 	}
 	c.Text(10, 32, why+"; "+rule.String(), svg.A("fill", colMuted))
+	key := fmt.Sprintf("TTFT %s ms · %s · E2E %s ms", fmtMS(stats.Millis(q.TTFTNS)), plural(len(q.TokenTimesNS), "event"), fmtMS(stats.Millis(q.E2ENS)))
+	if len(stalls) > 0 {
+		key += " · " + plural(len(stalls), "stall")
+	}
+	c.Text(10, 48, key, svg.A("fill", colText))
 
 	// Cumulative tokens after each event.
 	cum := make([]int, len(q.TokenTimesNS))
@@ -419,7 +446,10 @@ func timeline(t timelineFor, o Options) Chart {
 	// TTFT along the baseline, then the staircase.
 	t0 := xs.Map(stats.Millis(q.TokenTimesNS[0]))
 	c.Line(left, h-bottom, t0, h-bottom, svg.A("stroke", colModel), svg.A("stroke-width", "2"), svg.A("stroke-dasharray", "4,3"))
-	c.Text(t0+4, h-bottom-6, "TTFT "+fmtMS(stats.Millis(q.TTFTNS))+" ms", svg.A("fill", colModel))
+	ttft := "TTFT " + fmtMS(stats.Millis(q.TTFTNS)) + " ms"
+	if t0-left > textWidth(ttft)+8 { // otherwise the key above names it
+		c.Text(t0-4, h-bottom-6, ttft, svg.A("fill", colModel), svg.A("text-anchor", "end"))
+	}
 	p := (&svg.PathData{}).MoveTo(left, ys.Map(0))
 	prev := 0
 	for i, tns := range q.TokenTimesNS {

@@ -1,0 +1,192 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+//go:embed html.tmpl
+var htmlSource string
+
+var htmlTemplate = template.Must(template.New("report").Parse(htmlSource))
+
+// HTML writes the report of r as one self-contained HTML page: inline CSS
+// and inline SVG, no JavaScript, nothing loaded from the network. It opens
+// with the verdict (a pass or fail banner naming the crossed thresholds),
+// then the per-category table, cold against warm, the TTFT waterfall, the
+// gap histogram on a log scale, the token-arrival timeline of each
+// offending prompt with its stalls marked, the experience rows, every
+// verdict, the run's warnings and the methodology.
+func HTML(w io.Writer, r *runfile.Run, o Options) error {
+	if err := htmlTemplate.Execute(w, newHTMLView(r, o)); err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
+	return nil
+}
+
+type htmlView struct {
+	Title        string
+	Pass         bool
+	NoVerdicts   bool
+	Banner       string
+	Crossed      []verdictView
+	Interrupted  bool
+	Facts        [][2]string
+	Columns      []string
+	Rows         []tableRowView
+	BatchNotes   []string
+	ColdColumns  []string
+	ColdRows     []tableRowView
+	ColdStart    string
+	Waterfall    chartView
+	Gaps         chartView
+	Timelines    []chartView
+	NoOffenders  bool
+	Experience   []experienceView
+	Verdicts     []verdictView
+	Warnings     []string
+	Methodology  []sectionView
+	GeneratedBy  string
+	MaxTimelines int
+	MoreOffender int
+}
+
+type tableRowView struct {
+	Name    string
+	Cells   []string
+	Overall bool
+}
+
+type chartView struct {
+	Name, Title string
+	SVG         template.HTML
+}
+
+type verdictView struct {
+	Passed                            bool
+	Rule, Scope, Source, Value, Limit string
+	Offenders                         []string
+}
+
+type experienceView struct {
+	Scope, Rule, Value, Experience, Impact, Tier string
+}
+
+type sectionView struct {
+	Title string
+	Paras []template.HTML
+	Items []template.HTML
+	Code  string
+}
+
+func newHTMLView(r *runfile.Run, o Options) htmlView {
+	v := htmlView{Interrupted: r.Interrupted, Columns: tableColumns}
+	v.Title = "tokenpulse report: " + orDash(r.Target.Model)
+	if r.Device.Label != "" {
+		v.Title += " on " + r.Device.Label
+	} else if r.Device.Hostname != "" {
+		v.Title += " on " + r.Device.Hostname
+	}
+
+	// Verdict first.
+	crossed := failed(r)
+	v.Pass = len(crossed) == 0
+	switch {
+	case len(r.Verdicts) == 0:
+		v.NoVerdicts = true
+		v.Banner = "No thresholds were set for this run"
+	case v.Pass:
+		v.Banner = fmt.Sprintf("PASS: all %d thresholds held", len(r.Verdicts))
+	default:
+		v.Banner = fmt.Sprintf("FAIL: %d of %d thresholds crossed", len(crossed), len(r.Verdicts))
+	}
+	for _, x := range r.Verdicts {
+		vv := verdictView{Passed: x.Passed, Rule: x.Rule, Scope: x.Scope, Source: x.Source,
+			Value: fmtValue(x.Value, x.Unit), Limit: fmtLimit(x.Limit, x.Unit)}
+		for _, off := range x.Offenders {
+			vv.Offenders = append(vv.Offenders, fmt.Sprintf("%s · %s (#%d): %s", orDash(off.PromptID), orDash(off.RequestID), off.Index, offenderValue(r, x, off)))
+		}
+		v.Verdicts = append(v.Verdicts, vv)
+		if !x.Passed {
+			v.Crossed = append(v.Crossed, vv)
+		}
+	}
+
+	c := countRequests(r)
+	api := ""
+	if r.Target.API != "" {
+		api = " (" + r.Target.API + " API)"
+	}
+	v.Facts = [][2]string{
+		{"Target", orDash(r.Target.URL) + api},
+		{"Model", orDash(r.Target.Model) + ", backend " + orDash(r.Target.Backend)},
+		{"Device", orDash(deviceLine(r.Device))},
+		{"Suite", fmt.Sprintf("%s, seed %d", orDash(r.Config.Suite), r.Config.Seed)},
+		{"Requests", fmt.Sprintf("%d (%d warm-up, %d cold, %d warm), %s", c.Total, c.Warmup, c.Cold, c.Measured-c.Cold, plural(c.Errors, "error"))},
+		{"Started", r.StartedAt.UTC().Format(time.RFC3339)},
+	}
+
+	for _, g := range groups(r) {
+		v.Rows = append(v.Rows, tableRowView{Name: g.Name, Cells: tableRow(g.G), Overall: g.Scope == "overall"})
+		if g.G.TokensPerEvent > 1 {
+			v.BatchNotes = append(v.BatchNotes, batchWarning(g.Name, g.G))
+		}
+	}
+
+	v.ColdColumns = []string{"reqs", "errors", "ttft p50", "ttft max", "vis ttft p50", "gap p50", "gap max", "e2e p50"}
+	coldRow := func(name string, g runfile.Group) tableRowView {
+		return tableRowView{Name: name, Cells: []string{
+			fmt.Sprint(g.Requests), fmt.Sprint(g.Errors),
+			ms(g.TTFTMs, g.TTFTMs.P50), ms(g.TTFTMs, g.TTFTMs.Max), ms(g.VisibleTTFTMs, g.VisibleTTFTMs.P50),
+			ms(g.GapMs, g.GapMs.P50), ms(g.GapMs, g.GapMs.Max), ms(g.E2EMs, g.E2EMs.P50),
+		}}
+	}
+	if r.Summary.Cold != nil {
+		v.ColdRows = append(v.ColdRows, coldRow("cold", *r.Summary.Cold))
+	}
+	v.ColdRows = append(v.ColdRows, coldRow("warm", r.Summary.Overall))
+	if r.ColdStart != nil {
+		v.ColdStart = coldStartLine(r.ColdStart)
+	}
+
+	wf, gh := Waterfall(r, o), GapHistogram(r, o)
+	v.Waterfall = chartView{wf.Name, wf.Title, template.HTML(wf.SVG)}
+	v.Gaps = chartView{gh.Name, gh.Title, template.HTML(gh.SVG)}
+	for _, t := range Timelines(r, o) {
+		v.Timelines = append(v.Timelines, chartView{t.Name, t.Title, template.HTML(t.SVG)})
+	}
+	v.NoOffenders = len(crossed) == 0
+	v.MaxTimelines = o.maxTimelines()
+	offenders := map[int]bool{}
+	for _, x := range crossed {
+		for _, off := range x.Offenders {
+			offenders[off.Index] = true
+		}
+	}
+	if n := len(offenders) - len(v.Timelines); n > 0 && !v.NoOffenders {
+		v.MoreOffender = n
+	}
+
+	for _, e := range r.Experience {
+		v.Experience = append(v.Experience, experienceView{Scope: e.Scope, Rule: e.Rule, Value: fmtValue(e.Value, e.Unit),
+			Experience: e.Experience, Impact: e.Impact, Tier: e.Tier})
+	}
+	v.Warnings = r.Warnings
+	for _, s := range methodology(r) {
+		sv := sectionView{Title: s.Title, Code: s.Code}
+		for _, p := range s.Paras {
+			sv.Paras = append(sv.Paras, inlineHTML(p))
+		}
+		for _, it := range s.Items {
+			sv.Items = append(sv.Items, inlineHTML(it))
+		}
+		v.Methodology = append(v.Methodology, sv)
+	}
+	v.GeneratedBy = fmt.Sprintf("%s %s", orDash(r.Tool.Name), orDash(r.Tool.Version))
+	return v
+}

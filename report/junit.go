@@ -1,0 +1,134 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// JUnit XML elements, as CI systems (Jenkins, GitLab, GitHub test
+// reporters) read them.
+type (
+	junitSuites struct {
+		XMLName  xml.Name     `xml:"testsuites"`
+		Name     string       `xml:"name,attr"`
+		Tests    int          `xml:"tests,attr"`
+		Failures int          `xml:"failures,attr"`
+		Errors   int          `xml:"errors,attr"`
+		Suites   []junitSuite `xml:"testsuite"`
+	}
+	junitSuite struct {
+		Name       string          `xml:"name,attr"`
+		Tests      int             `xml:"tests,attr"`
+		Failures   int             `xml:"failures,attr"`
+		Errors     int             `xml:"errors,attr"`
+		Skipped    int             `xml:"skipped,attr"`
+		Time       string          `xml:"time,attr"`
+		Timestamp  string          `xml:"timestamp,attr,omitempty"`
+		Hostname   string          `xml:"hostname,attr,omitempty"`
+		Properties []junitProperty `xml:"properties>property"`
+		Cases      []junitCase     `xml:"testcase"`
+	}
+	junitProperty struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	}
+	junitCase struct {
+		Name      string        `xml:"name,attr"`
+		Classname string        `xml:"classname,attr"`
+		Time      string        `xml:"time,attr"`
+		Failure   *junitFailure `xml:"failure,omitempty"`
+		SystemOut string        `xml:"system-out,omitempty"`
+	}
+	junitFailure struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Text    string `xml:",cdata"`
+	}
+)
+
+// JUnit writes r's verdicts as JUnit XML: one suite "tokenpulse" with one
+// test case per threshold and scope (classname = the scope, name = the
+// rule). A crossed threshold is a failure whose message gives the value
+// and the limit and whose text names each offending prompt, request and
+// value. The run's context (target, model, device, tool) goes in the
+// suite's properties.
+func JUnit(w io.Writer, r *runfile.Run) error {
+	s := junitSuite{
+		Name:     "tokenpulse",
+		Time:     "0",
+		Hostname: r.Device.Hostname,
+	}
+	if !r.StartedAt.IsZero() {
+		s.Timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
+	}
+	if !r.FinishedAt.IsZero() && r.FinishedAt.After(r.StartedAt) {
+		s.Time = fmt.Sprintf("%.3f", r.FinishedAt.Sub(r.StartedAt).Seconds())
+	}
+	for _, p := range []junitProperty{
+		{"tool", strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version)},
+		{"target", r.Target.URL},
+		{"model", r.Target.Model},
+		{"backend", r.Target.Backend},
+		{"device", deviceLine(r.Device)},
+		{"suite", r.Config.Suite},
+		{"seed", fmt.Sprint(r.Config.Seed)},
+	} {
+		if p.Value != "" {
+			s.Properties = append(s.Properties, p)
+		}
+	}
+	for _, v := range r.Verdicts {
+		c := junitCase{Name: v.Rule, Classname: v.Scope, Time: "0"}
+		line := fmt.Sprintf("%s on %s: %s, limit %s", ruleMetricName(v.Rule), v.Scope, fmtValue(v.Value, v.Unit), fmtLimit(v.Limit, v.Unit))
+		if v.Source != "" {
+			line += " (from " + v.Source + ")"
+		}
+		if v.Passed {
+			c.SystemOut = line
+		} else {
+			s.Failures++
+			var b strings.Builder
+			b.WriteString(line + "\n")
+			if len(v.Offenders) == 0 {
+				b.WriteString("no single request is to blame: the threshold is on the scope as a whole\n")
+			} else {
+				b.WriteString("offending prompts:\n")
+			}
+			for _, o := range v.Offenders {
+				fmt.Fprintf(&b, "  prompt %s, request %s (#%d, category %s): %s\n",
+					orDash(o.PromptID), orDash(o.RequestID), o.Index, orDash(o.Category), offenderValue(r, v, o))
+			}
+			msg := fmt.Sprintf("%s crossed: %s, limit %s", v.Rule, fmtValue(v.Value, v.Unit), fmtLimit(v.Limit, v.Unit))
+			if n := len(v.Offenders); n > 0 {
+				msg += fmt.Sprintf("; offenders: %s", offenderList(r, v, 3))
+			}
+			c.Failure = &junitFailure{Message: msg, Type: "threshold", Text: b.String()}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	s.Tests = len(s.Cases)
+	doc := junitSuites{Name: "tokenpulse", Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("junit: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// ruleMetricName returns the metric and statistic of a rule: "gap.max".
+func ruleMetricName(rule string) string {
+	rule = strings.TrimSpace(rule)
+	if i := strings.IndexAny(rule, " <>=!"); i >= 0 {
+		return rule[:i]
+	}
+	return rule
+}

@@ -1,0 +1,339 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// docSection is one section of the methodology, rendered both as Markdown
+// (Methodology) and as HTML (the report's last part). Text may hold
+// `code` spans.
+type docSection struct {
+	Title string
+	Paras []string
+	Items []string
+	Code  string // a shell command, shown as a code block
+}
+
+// Methodology writes a Markdown appendix that a paper can include: the
+// tool and its version, the endpoint and API, the definitions of every
+// figure (where TTFT starts and ends, gaps, TPOT, the percentile and std
+// methods), the warm-up and cold policy, the sample, the hardware and
+// model context, the display model behind the visible metrics, the
+// thresholds, and the command line that reproduces the run.
+func Methodology(w io.Writer, r *runfile.Run) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# Methodology\n")
+	for _, s := range methodology(r) {
+		fmt.Fprintf(bw, "\n## %s\n", s.Title)
+		for _, p := range s.Paras {
+			fmt.Fprintf(bw, "\n%s\n", p)
+		}
+		if len(s.Items) > 0 {
+			bw.WriteString("\n")
+			for _, it := range s.Items {
+				fmt.Fprintf(bw, "- %s\n", it)
+			}
+		}
+		if s.Code != "" {
+			fmt.Fprintf(bw, "\n```sh\n%s\n```\n", s.Code)
+		}
+	}
+	return bw.Flush()
+}
+
+func methodology(r *runfile.Run) []docSection {
+	c := countRequests(r)
+	var out []docSection
+
+	// Tool.
+	tool := fmt.Sprintf("Measured with %s %s", orDash(r.Tool.Name), orDash(r.Tool.Version))
+	var build []string
+	if r.Tool.Commit != "" {
+		build = append(build, "commit `"+r.Tool.Commit+"`")
+	}
+	if r.Tool.GoVersion != "" {
+		build = append(build, "built with "+r.Tool.GoVersion)
+	}
+	if len(build) > 0 {
+		tool += " (" + strings.Join(build, ", ") + ")"
+	}
+	tool += fmt.Sprintf(", run file schema %d. The run started at %s", r.SchemaVersion, r.StartedAt.UTC().Format(time.RFC3339))
+	if !r.FinishedAt.IsZero() && r.FinishedAt.After(r.StartedAt) {
+		tool += fmt.Sprintf(" and took %s", r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond))
+	}
+	tool += "."
+	if r.Interrupted {
+		tool += " The run was interrupted before it finished; the figures cover the requests that were measured."
+	}
+	out = append(out, docSection{Title: "Tool", Paras: []string{tool}})
+
+	// Endpoint.
+	api := "OpenAI-compatible chat completions (`POST /v1/chat/completions` with `stream: true`)"
+	if r.Target.API == "completions" {
+		api = "OpenAI-compatible completions (`POST /v1/completions` with `stream: true`)"
+	} else if r.Target.API != "" && r.Target.API != "chat" {
+		api = "`" + r.Target.API + "`"
+	}
+	sources := map[string]int{}
+	for _, q := range r.Requests {
+		if !q.Warmup && q.OK() {
+			sources[orDash(q.TokenSource)]++
+		}
+	}
+	out = append(out, docSection{Title: "Endpoint", Items: []string{
+		"URL: `" + orDash(r.Target.URL) + "`",
+		"API: " + api + "; responses are Server-Sent Events",
+		"Model: `" + orDash(r.Target.Model) + "`, backend " + orDash(r.Target.Backend),
+		"Output tokens: from the server's `usage` when the stream carries it (`stream_options.include_usage`), otherwise the count of content events; in this run: " + tokenSources(sources),
+	}})
+
+	// Definitions.
+	out = append(out, docSection{Title: "Definitions", Paras: []string{
+		"All times are read from Go's monotonic clock and stored as nanosecond offsets from the request's start; summaries are in milliseconds.",
+	}, Items: []string{
+		"`t_start` = 0: the instant the client begins to act on the request, before the body is serialised (the stand-in for the user's tap).",
+		"`t_sent`: the request is fully written (`httptrace` WroteRequest); `t_headers`: the response headers are received; `t_first_byte`: the first byte of the body.",
+		"`t_token[i]`: the arrival of the i-th output token, the instant the SSE decoder has read the blank line that terminates the i-th event whose delta carries non-empty content. Role-only and usage-only chunks are not tokens; reasoning deltas count as tokens and are flagged.",
+		"TTFT = `t_token[0] − t_start`: from before the body is serialised to the first content event decoded. E2E = `t_last_event − t_start`.",
+		"Gaps (inter-token latency) = `t_token[i] − t_token[i−1]` for i ≥ 1. Gap statistics pool every gap of every successful warm request of a scope; the max gap is the worst stall a reader sees.",
+		"TPOT = `(t_token[n−1] − t_token[0]) / (n − 1)` over a request's n output tokens, undefined for n < 2; the TPOT std is the sample standard deviation of that request's gaps.",
+		"Tokens per event = output tokens ÷ content events. Where it exceeds 1 the endpoint batches tokens and every gap figure is per event, not per token.",
+		"Percentiles (p50, p90, p95, p99) use linear interpolation between closest ranks, numpy's default `linear` method: the value at rank `h = (n − 1) · p / 100`, interpolated between `floor(h)` and `ceil(h)`.",
+		"Standard deviations are sample standard deviations (divisor n − 1).",
+		"Aggregates report, per category and overall, the count, mean, std, min, p50, p90, p95, p99 and max. Failed requests count as errors and add no times.",
+	}})
+
+	// Warm-up and cold.
+	warm := []string{fmt.Sprintf("%s sent first, only to warm the target; warm-up requests are recorded in the run file and counted in no figure.", plural(c.Warmup, "warm-up request")+wasWere(c.Warmup))}
+	if r.Config.Cold || c.Cold > 0 {
+		warm = append(warm, fmt.Sprintf("The first request a freshly started server answers is cold. Cold requests (%d here) are reported apart and never averaged into the warm figures.", c.Cold))
+	} else {
+		warm = append(warm, "No cold request was measured: the target was already running.")
+	}
+	if cs := r.ColdStart; cs != nil {
+		warm = append(warm, "The target reported its cold start: "+coldStartLine(cs)+".")
+	}
+	out = append(out, docSection{Title: "Warm-up and cold requests", Paras: warm})
+
+	// Sample.
+	cats := map[string]int{}
+	kinds := map[string]int{}
+	for _, q := range r.Requests {
+		if q.Warmup || q.Cold {
+			continue
+		}
+		cats[q.Category]++
+		if !q.OK() {
+			kinds[orDash(q.ErrorKind)]++
+		}
+	}
+	arrival := "closed loop"
+	switch r.Config.Arrival {
+	case "", "closed":
+		arrival = fmt.Sprintf("closed loop with %d concurrent %s", max(r.Config.Concurrency, 1), pluralWord(max(r.Config.Concurrency, 1), "stream"))
+	default:
+		arrival = fmt.Sprintf("%s arrivals at %s requests/s (at most %d concurrent)", r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64), r.Config.Concurrency)
+	}
+	sample := []string{
+		fmt.Sprintf("Prompts from the suite `%s`, drawn with seed %d.", orDash(r.Config.Suite), r.Config.Seed),
+		fmt.Sprintf("%d measured requests (%d warm, %d cold) plus %d warm-up; %s.", c.Measured, c.Measured-c.Cold, c.Cold, c.Warmup, plural(c.Errors, "error")),
+		"Warm requests per category: " + countsLine(cats, nil) + ".",
+		"Load: " + arrival + ".",
+	}
+	if len(kinds) > 0 {
+		sample = append(sample, "Errors by kind: "+countsLine(kinds, nil)+".")
+	}
+	if r.Config.MaxTokens > 0 {
+		sample = append(sample, fmt.Sprintf("At most %d output tokens per request.", r.Config.MaxTokens))
+	}
+	if r.Config.TimeoutMS > 0 {
+		sample = append(sample, fmt.Sprintf("Request timeout %s ms.", strconv.FormatInt(r.Config.TimeoutMS, 10)))
+	}
+	if r.Config.Scenario != "" {
+		sample = append(sample, "Scenario: `"+r.Config.Scenario+"`.")
+	}
+	out = append(out, docSection{Title: "Sample", Items: sample})
+
+	// Hardware and model.
+	d := r.Device
+	hw := []string{}
+	if d.Label != "" {
+		hw = append(hw, "Device: "+d.Label)
+	}
+	hw = append(hw,
+		fmt.Sprintf("Host: %s, %s/%s, kernel %s", orDash(d.Hostname), orDash(d.OS), orDash(d.Arch), orDash(d.Kernel)),
+		fmt.Sprintf("CPU: %s, %d cores; memory %s", orDash(d.CPUModel), d.CPUCores, fmtBytesOrDash(d.MemoryBytes)),
+	)
+	if d.Tier != "" {
+		hw = append(hw, "Judged as device tier `"+d.Tier+"`")
+	}
+	t := r.Target
+	if t.ModelFile != "" || t.ModelSHA256 != "" || t.Quantization != "" || t.ContextLength > 0 || t.Threads > 0 {
+		hw = append(hw,
+			"Model file: `"+orDash(t.ModelFile)+"`, sha256 `"+orDash(t.ModelSHA256)+"`",
+			fmt.Sprintf("Quantisation %s, context %s tokens, %s threads, batch size %s",
+				orDash(t.Quantization), intOrDash(t.ContextLength), intOrDash(t.Threads), intOrDash(t.BatchSize)),
+		)
+	} else {
+		hw = append(hw, "Model file, quantisation and threads: not reported by the target")
+	}
+	out = append(out, docSection{Title: "Hardware and model", Items: hw})
+
+	// Display model.
+	hz, batch := r.Config.FrameHz, r.Config.RenderBatchMS
+	if hz == 0 {
+		hz, batch = 60, 16
+	}
+	out = append(out, docSection{Title: "Visible metrics", Paras: []string{fmt.Sprintf(
+		"Visible TTFT and visible gaps model what a reader sees: a token is painted at the first frame of a %s Hz display at or after its arrival plus the client's %s ms render batching window (frames counted from `t_start`). Visible gaps are the pauses between frames that showed new text. They are derived from the arrival times, not measured on a screen.",
+		strconv.FormatFloat(hz, 'g', -1, 64), strconv.FormatFloat(batch, 'g', -1, 64))}})
+
+	// Thresholds.
+	var th []string
+	for _, x := range r.Config.Thresholds {
+		th = append(th, "`"+x+"` (whole run)")
+	}
+	names := make([]string, 0, len(r.Config.SuiteThresholds))
+	for n := range r.Config.SuiteThresholds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		for _, x := range r.Config.SuiteThresholds[n] {
+			th = append(th, "`"+x+"` (category "+n+", from the suite)")
+		}
+	}
+	if len(th) > 0 || len(r.Verdicts) > 0 {
+		para := fmt.Sprintf("%d of %d verdicts crossed their threshold.", len(failed(r)), len(r.Verdicts))
+		out = append(out, docSection{Title: "Thresholds", Paras: []string{para}, Items: th})
+	}
+
+	// Reproduce.
+	repro := docSection{Title: "Reproduce"}
+	if len(r.CommandLine) > 0 {
+		repro.Paras = []string{"This command line reproduces the run:"}
+		repro.Code = shellQuote(r.CommandLine)
+	} else {
+		repro.Paras = []string{"The run file does not record the command line that made it."}
+	}
+	out = append(out, repro)
+	return out
+}
+
+// tokenSources says how many successful requests took their token count
+// from where: "11 counted from events".
+func tokenSources(m map[string]int) string {
+	if len(m) == 0 {
+		return "no successful request"
+	}
+	var parts []string
+	for _, k := range []string{"usage", "events", "-"} {
+		if n := m[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, map[string]string{"usage": "from usage", "events": "counted from events", "-": "not recorded"}[k]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// countsLine formats counts in key order: "complex 6, short 5". names, when
+// given, renames keys.
+func countsLine(m map[string]int, names map[string]string) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		n := k
+		if names[k] != "" {
+			n = names[k]
+		}
+		parts[i] = fmt.Sprintf("%s %d", n, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return " was"
+	}
+	return " were"
+}
+
+func pluralWord(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func intOrDash(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+func fmtBytesOrDash(b uint64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmtBytes(b)
+}
+
+// shellQuote joins argv so that a POSIX shell reads it back unchanged.
+func shellQuote(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		parts[i] = quoteArg(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+func quoteArg(a string) string {
+	if a == "" {
+		return "''"
+	}
+	safe := true
+	for _, c := range a {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=@%+,", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// inlineHTML escapes s and turns `code` spans into <code> elements.
+func inlineHTML(s string) template.HTML {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		e := template.HTMLEscapeString(p)
+		if i%2 == 1 && i < len(parts)-1 {
+			b.WriteString("<code>" + e + "</code>")
+		} else {
+			if i%2 == 1 { // unmatched backtick
+				b.WriteString("`")
+			}
+			b.WriteString(e)
+		}
+	}
+	return template.HTML(b.String())
+}

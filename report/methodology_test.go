@@ -1,0 +1,69 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tokenpulse/tokenpulse/report/reporttest"
+)
+
+func TestMethodologyGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Methodology(&buf, reporttest.StallRun()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "methodology/stall.md", buf.Bytes())
+}
+
+func TestMethodologyContents(t *testing.T) {
+	run := reporttest.StallRun()
+	run.CommandLine = append(run.CommandLine, "--device-label", "Pixel 8 / Android 15", "it's")
+	var buf bytes.Buffer
+	if err := Methodology(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{
+		"tokenpulse v0.1.0", "before the body is serialised", "terminates the i-th event",
+		"numpy's default `linear` method", "divisor n − 1", "60 Hz", "16 ms render batching",
+		"seed 42", run.Target.ModelSHA256, "Quantisation F32, context 512 tokens, 2 threads",
+		"1 warm-up request was sent first", "Cold requests (1 here)",
+		"--device-label 'Pixel 8 / Android 15' 'it'\\''s'",
+		"complex 6, short 5",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("methodology lacks %q", want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []string
+		want string
+	}{
+		{"plain", []string{"tokenpulse", "bench", "--seed=42"}, "tokenpulse bench --seed=42"},
+		{"space", []string{"a b"}, "'a b'"},
+		{"quote", []string{"it's"}, `'it'\''s'`},
+		{"empty", []string{""}, "''"},
+		{"threshold", []string{"gap.max <= 120ms"}, "'gap.max <= 120ms'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := shellQuote(tt.in); got != tt.want {
+				t.Errorf("shellQuote(%q) = %s, want %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInlineHTML(t *testing.T) {
+	if got, want := string(inlineHTML("a `<b>` c")), "a <code>&lt;b&gt;</code> c"; got != want {
+		t.Errorf("inlineHTML = %q, want %q", got, want)
+	}
+	if got, want := string(inlineHTML("odd ` tick")), "odd ` tick"; got != want {
+		t.Errorf("inlineHTML with an unmatched backtick = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,377 @@
+//go:build wip
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/bench"
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stream"
+	"github.com/tokenpulse/tokenpulse/suite"
+)
+
+func init() { commands = append(commands, newBenchCmd) }
+
+// benchFlags are the flags of `tokenpulse bench`.
+type benchFlags struct {
+	url         string
+	api         string
+	model       string
+	suite       string
+	requests    int
+	concurrency int
+	warmup      int
+	cold        bool
+	maxTokens   int
+	timeout     time.Duration
+	headers     []string
+	apiKeyEnv   string
+	seed        uint64
+	out         string
+	scenario    string
+	quiet       bool
+
+	judge    judgeFlags
+	embedded embeddedFlags
+	outputs  outputFlags
+}
+
+func newBenchCmd() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run a golden prompt suite against a streaming endpoint and measure every token",
+		Long: `Run a golden prompt suite against an OpenAI-compatible streaming endpoint,
+timestamp every token, and report TTFT and the token-gap distribution per
+category, with the cold request apart.
+
+Without --url, tokenpulse starts its own server on the bundled model (or
+--model FILE) on a free loopback port and measures it, cold start first.
+
+Exit status: 0 when every threshold holds, 99 when a threshold is crossed,
+2 for errors of use, 1 when the run could not be carried out, 130 when
+interrupted (what was measured is still written).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBench(cmd, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible endpoint (e.g. http://127.0.0.1:8080); empty starts the embedded server")
+	fl.StringVar(&f.api, "api", "chat", "API to call: chat (/v1/chat/completions) or completions (/v1/completions)")
+	fl.StringVar(&f.model, "model-name", "", "model name to send in requests (default: the target's first model, or \"default\")")
+	fl.StringVar(&f.suite, "suite", "en-assistant", "golden suite: a builtin name (see `tokenpulse suites`) or a YAML file")
+	fl.IntVarP(&f.requests, "requests", "n", 30, "measured requests, drawn from the suite by weight")
+	fl.IntVarP(&f.concurrency, "concurrency", "c", 1, "requests in flight (closed loop)")
+	fl.IntVar(&f.warmup, "warmup", 2, "warm-up requests sent first, recorded but never counted")
+	fl.BoolVar(&f.cold, "cold", false, "treat the first request as the target's cold start and report it apart (default true for the embedded server)")
+	fl.IntVar(&f.maxTokens, "max-tokens", 0, "override every prompt's output limit")
+	fl.DurationVar(&f.timeout, "timeout", 2*time.Minute, "limit for each request")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header K:V (repeatable)")
+	fl.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key sent as a bearer token")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the suite sample, so a run is reproducible")
+	fl.StringVarP(&f.out, "out", "o", "", "directory for run.json and reports (default tokenpulse-runs/TIMESTAMP)")
+	fl.StringVar(&f.scenario, "scenario", "", "workload scenario: \"\" (suite sample) or rapid-fire (ask, interrupt, ask again)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	f.judge.register(fl)
+	f.embedded.register(fl)
+	f.outputs.register(fl)
+	return cmd
+}
+
+func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if err := f.validate(); err != nil {
+		return usageErr(err)
+	}
+	rules, err := f.judge.rules()
+	if err != nil {
+		return usageErr(err)
+	}
+	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
+	if err != nil {
+		return usageErr(err)
+	}
+	header, err := parseHeaders(f.headers)
+	if err != nil {
+		return usageErr(err)
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+
+	run := &runfile.Run{
+		SchemaVersion: runfile.SchemaVersion,
+		Tool:          toolInfo(),
+		StartedAt:     time.Now().UTC(),
+		CommandLine:   append([]string{"tokenpulse"}, os.Args[1:]...),
+	}
+
+	cold := f.cold
+	target := runfile.Target{URL: f.url, API: f.api, Model: f.model}
+	if f.url == "" {
+		if !cmd.Flags().Changed("cold") {
+			cold = true
+		}
+		if !f.quiet {
+			fmt.Fprintln(stderr, "tokenpulse: starting the embedded server ...")
+		}
+		emb, err := startEmbedded(ctx, f.embedded)
+		if err != nil {
+			return err
+		}
+		defer emb.close()
+		target = emb.target
+		target.API = f.api
+		run.ColdStart = emb.coldStart
+		if !f.quiet {
+			fmt.Fprintf(stderr, "tokenpulse: %s ready at %s in %.0f ms\n", emb.target.Model, emb.target.URL, emb.coldStart.ProcessStartMS)
+		}
+	}
+	client := &stream.Client{
+		BaseURL: target.URL,
+		API:     f.api,
+		Model:   target.Model,
+		APIKey:  os.Getenv(f.apiKeyEnv),
+		Header:  header,
+	}
+	if client.Model == "" {
+		target.Model = discoverModel(ctx, target.URL, header, client.APIKey)
+		client.Model = target.Model
+	}
+	if run.ColdStart == nil && f.url != "" {
+		run.ColdStart = remoteColdStart(ctx, client)
+	}
+	run.Target = target
+	run.Device = f.judge.device()
+	run.Config = runfile.Config{
+		Suite:           s.Name,
+		Seed:            f.seed,
+		Requests:        f.requests,
+		Concurrency:     f.concurrency,
+		Arrival:         "closed",
+		Warmup:          f.warmup,
+		Cold:            cold,
+		MaxTokens:       f.maxTokens,
+		TimeoutMS:       f.timeout.Milliseconds(),
+		Scenario:        f.scenario,
+		Thresholds:      f.judge.thresholds,
+		FrameHz:         60,
+		RenderBatchMS:   16,
+		SuiteThresholds: suiteThresholds(s),
+	}
+
+	prog := newProgressLine(stderr, f.quiet)
+	var runErr error
+	switch f.scenario {
+	case "":
+		cfg := bench.Config{
+			Client:        client,
+			Prompts:       s.Sample(f.requests, f.seed),
+			WarmupPrompts: s.Sample(f.warmup, f.seed+1),
+			Concurrency:   f.concurrency,
+			MaxTokens:     f.maxTokens,
+			Timeout:       f.timeout,
+			Progress:      prog.update,
+		}
+		if cold {
+			p := s.Sample(1, f.seed+2)
+			cfg.ColdPrompt = &p[0]
+		}
+		run.Requests, runErr = bench.Run(ctx, cfg)
+	case "rapid-fire":
+		cfg := bench.RapidFireConfig{
+			Client:    client,
+			Aborter:   client,
+			Prompts:   s.Sample(2*max(f.requests/3, 1), f.seed),
+			MaxTokens: f.maxTokens,
+			Timeout:   f.timeout,
+			Progress:  prog.update,
+		}
+		var fus []runfile.FollowUp
+		run.Requests, fus, runErr = bench.RapidFire(ctx, cfg)
+		run.Scenario = &runfile.Scenario{Name: "rapid-fire", FollowUps: fus}
+	}
+	prog.finish()
+	run.FinishedAt = time.Now().UTC()
+	if runErr != nil {
+		run.Interrupted = true
+	}
+	run.Summarize()
+	run.Warnings = append(run.Warnings, runWarnings(run)...)
+	if err := f.judge.apply(run, rules); err != nil {
+		return err
+	}
+
+	dir := f.out
+	if dir == "" {
+		dir = filepath.Join("tokenpulse-runs", run.StartedAt.Format("20060102-150405"))
+	}
+	runPath := filepath.Join(dir, "run.json")
+	if err := run.Write(runPath); err != nil {
+		return fmt.Errorf("writing the run file: %w", err)
+	}
+	if err := f.outputs.emit(ctx, cmd.OutOrStdout(), stderr, run, dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "tokenpulse: run file written to %s\n", runPath)
+
+	if run.Interrupted {
+		return withCode(130, errors.New("interrupted; what was measured is in "+runPath))
+	}
+	if allFailed(run) {
+		return withCode(exitFailure, fmt.Errorf("every request failed (first error: %s)", firstError(run)))
+	}
+	if crossed(run) {
+		return withCode(exitThreshold, nil)
+	}
+	return nil
+}
+
+func (f *benchFlags) validate() error {
+	switch {
+	case f.api != "chat" && f.api != "completions":
+		return fmt.Errorf("--api must be chat or completions, not %q", f.api)
+	case f.requests < 0:
+		return errors.New("--requests must be ≥ 0")
+	case f.concurrency < 1:
+		return errors.New("--concurrency must be ≥ 1")
+	case f.warmup < 0:
+		return errors.New("--warmup must be ≥ 0")
+	case f.maxTokens < 0:
+		return errors.New("--max-tokens must be ≥ 0")
+	case f.timeout < 0:
+		return errors.New("--timeout must be ≥ 0")
+	case f.scenario != "" && f.scenario != "rapid-fire":
+		return fmt.Errorf("--scenario must be rapid-fire or empty, not %q", f.scenario)
+	}
+	if f.url != "" && !strings.HasPrefix(f.url, "http://") && !strings.HasPrefix(f.url, "https://") {
+		return fmt.Errorf("--url must start with http:// or https://, not %q", f.url)
+	}
+	return nil
+}
+
+// parseHeaders turns K:V flags into a header.
+func parseHeaders(hs []string) (http.Header, error) {
+	h := http.Header{}
+	for _, kv := range hs {
+		k, v, ok := strings.Cut(kv, ":")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--header %q: want K:V", kv)
+		}
+		h.Add(k, strings.TrimSpace(v))
+	}
+	return h, nil
+}
+
+// suiteThresholds copies the suite's thresholds into the run config.
+func suiteThresholds(s *suite.Suite) map[string][]string {
+	m := map[string][]string{}
+	for _, c := range s.Categories {
+		if len(c.Thresholds) > 0 {
+			m[c.Name] = append([]string(nil), c.Thresholds...)
+		}
+	}
+	return m
+}
+
+// discoverModel asks the target for its models and returns the first one,
+// or "default".
+func discoverModel(ctx context.Context, baseURL string, header http.Header, apiKey string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/v1/models", nil)
+	if err != nil {
+		return "default"
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "default"
+	}
+	defer resp.Body.Close()
+	var list api.ModelList
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&list) != nil || len(list.Data) == 0 {
+		return "default"
+	}
+	return list.Data[0].ID
+}
+
+// remoteColdStart reads the warm-up breakdown from a target that reports
+// one on /health (tokenpulse serve does); nil otherwise.
+func remoteColdStart(ctx context.Context, c *stream.Client) *runfile.ColdStart {
+	status, h, err := c.Health(ctx)
+	if err != nil || status != http.StatusOK || h == nil || h.Warmup == nil {
+		return nil
+	}
+	return coldStartFrom(h.Warmup)
+}
+
+func runWarnings(run *runfile.Run) []string {
+	var w []string
+	if tpe := run.Summary.Overall.TokensPerEvent; tpe > 1.05 {
+		w = append(w, fmt.Sprintf("the endpoint sends %.2f tokens per event: gap figures are per event, not per token", tpe))
+	}
+	if run.Interrupted {
+		w = append(w, "the run was interrupted; figures cover the requests measured before it stopped")
+	}
+	return w
+}
+
+func allFailed(run *runfile.Run) bool {
+	n := 0
+	for _, r := range run.Requests {
+		if r.Warmup {
+			continue
+		}
+		n++
+		if r.OK() {
+			return false
+		}
+	}
+	return n > 0
+}
+
+func firstError(run *runfile.Run) string {
+	for _, r := range run.Requests {
+		if !r.OK() {
+			return r.Error
+		}
+	}
+	return ""
+}
+
+func crossed(run *runfile.Run) bool {
+	for _, v := range run.Verdicts {
+		if !v.Passed {
+			return true
+		}
+	}
+	return false
+}
+
+func toolInfo() runfile.Tool {
+	ver, rev := buildVersion()
+	return runfile.Tool{Name: "tokenpulse", Version: ver, Commit: rev, GoVersion: runtime.Version()}
+}

@@ -70,6 +70,15 @@ func (j *matmulJob) runRows(w, lo, hi int) {
 // several, each row is decoded once into buf and reused for every input.
 func mulRows(m *matrix, out, x []float32, batch, a, b int, buf []float32) {
 	cols, rows := m.cols, m.rows
+	if w := m.f32; w != nil {
+		for r := a; r < b; r++ {
+			row := w[r*cols : (r+1)*cols]
+			for i := 0; i < batch; i++ {
+				out[i*rows+r] = dot(row, x[i*cols:(i+1)*cols])
+			}
+		}
+		return
+	}
 	if batch == 1 {
 		x = x[:cols]
 		dotq := m.kern.Dot

@@ -30,7 +30,7 @@ type pool struct {
 
 // minWork is the number of multiply-adds below which a job runs on the
 // calling goroutine alone: waking workers costs a few microseconds.
-const minWork = 1 << 15
+const minWork = 1 << 16
 
 func newPool(threads int) *pool {
 	if threads < 1 {

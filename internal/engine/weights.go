@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
@@ -20,6 +21,22 @@ type matrix struct {
 	rowBytes int
 	data     []byte // (rows, rowBytes)
 	kern     *quant.Kernel
+	// f32 views data as float32 (rows, cols) when the type is F32, the
+	// machine little-endian and the data 4-byte aligned: the dot product
+	// then reads the weights in place with no decoding at all.
+	f32 []float32
+}
+
+// nativeLittleEndian reports whether float32 values can be read from the
+// file's little-endian bytes in place.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// viewF32 returns data as float32 values when that is safe, else nil.
+func viewF32(data []byte) []float32 {
+	if !nativeLittleEndian || len(data) < 4 || uintptr(unsafe.Pointer(&data[0]))%4 != 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(&data[0])), len(data)/4)
 }
 
 // row returns the encoded row r.
@@ -70,7 +87,11 @@ func loadMatrix(f *gguf.File, name string, rows, cols int) (matrix, error) {
 	if len(t.Data) != rb*rows {
 		return matrix{}, fmt.Errorf("engine: tensor %s has %d bytes, want %d", name, len(t.Data), rb*rows)
 	}
-	return matrix{name: name, rows: rows, cols: cols, typ: t.Type, rowBytes: rb, data: t.Data, kern: k}, nil
+	m := matrix{name: name, rows: rows, cols: cols, typ: t.Type, rowBytes: rb, data: t.Data, kern: k}
+	if t.Type == quant.F32 {
+		m.f32 = viewF32(t.Data)
+	}
+	return m, nil
 }
 
 // loadVector reads a 1-D tensor of n elements of any supported type as

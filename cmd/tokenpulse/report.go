@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"github.com/tokenpulse/tokenpulse/internal/browser"
+	"github.com/tokenpulse/tokenpulse/report"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+func init() { commands = append(commands, newReportCmd) }
+
+// reportFormats maps --format values to report.WriteAll formats and the
+// file each writes.
+var reportFormats = map[string]struct{ format, file string }{
+	"text":  {"text", report.TextFile},
+	"html":  {"html", report.HTMLFile},
+	"junit": {"junit", report.JUnitFile},
+	"md":    {"md", report.MethodologyFile},
+	"svg":   {"svg", report.ChartsDir},
+}
+
+func newReportCmd() *cobra.Command {
+	var (
+		format, out string
+		color, png  bool
+		opts        report.Options
+	)
+	cmd := &cobra.Command{
+		Use:   "report RUN.json",
+		Short: "Re-render a run file as a terminal summary, HTML, JUnit XML, Markdown methodology or SVG charts",
+		Long: `Report renders any run file again, without measuring anything.
+
+  --format text   the terminal summary (default), to stdout
+  --format html   one self-contained HTML page (inline SVG, no network)
+  --format junit  JUnit XML: one test case per threshold and scope
+  --format md     the Markdown methodology appendix
+  --format svg    every chart as its own .svg file (needs --out)
+  --format all    all of the above into --out (default: the run file's directory)
+
+With --out DIR the report is written into DIR (report.html, junit.xml,
+methodology.md, report.txt, charts/*.svg) instead of stdout. --png also
+saves a screenshot of the HTML report (needs Chromium).`,
+		Example: `  tokenpulse report out/run.json
+  tokenpulse report out/run.json --format html > report.html
+  tokenpulse report out/run.json --format all --out out/ --png`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, ok := reportFormats[format]; !ok && format != "all" {
+				return usageErr(fmt.Errorf("unknown --format %q (want text, html, junit, md, svg or all)", format))
+			}
+			run, err := runfile.Load(args[0])
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return usageErr(err)
+				}
+				return usageErr(fmt.Errorf("read run file: %w", err))
+			}
+			opts.Color = color
+			if format == "all" && out == "" {
+				out = filepath.Dir(args[0])
+			}
+			if format == "svg" && out == "" {
+				return usageErr(errors.New("--format svg writes one file per chart: give --out DIR"))
+			}
+			if png && out == "" {
+				return usageErr(errors.New("--png needs --out DIR to hold report.html and report.png"))
+			}
+			w := cmd.OutOrStdout()
+			if out == "" {
+				return renderTo(w, format, run, opts)
+			}
+			if format == "all" {
+				opts.Formats = nil
+			} else {
+				opts.Formats = []string{reportFormats[format].format}
+			}
+			if png && format != "all" && format != "html" {
+				opts.Formats = append(opts.Formats, "html")
+			}
+			if err := report.WriteAll(out, run, opts); err != nil {
+				return err
+			}
+			var written []string
+			if format == "all" {
+				for _, f := range []string{report.HTMLFile, report.ChartsDir, report.JUnitFile, report.MethodologyFile, report.TextFile} {
+					written = append(written, filepath.Join(out, f))
+				}
+			} else {
+				written = append(written, filepath.Join(out, reportFormats[format].file))
+			}
+			if png && format != "all" && format != "html" {
+				written = append(written, filepath.Join(out, report.HTMLFile))
+			}
+			if png {
+				shot := filepath.Join(out, "report.png")
+				if err := browser.Screenshot(cmd.Context(), filepath.Join(out, report.HTMLFile), shot); err != nil {
+					return fmt.Errorf("screenshot: %w", err)
+				}
+				written = append(written, shot)
+			}
+			for _, p := range written {
+				fmt.Fprintln(w, "wrote", p)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "text", "text, html, junit, md, svg or all")
+	f.StringVarP(&out, "out", "o", "", "write into this directory instead of stdout")
+	f.BoolVar(&color, "color", false, "colour the text summary (ANSI)")
+	f.BoolVar(&png, "png", false, "also save a screenshot of the HTML report as report.png (needs Chromium)")
+	f.Float64Var(&opts.StallMS, "stall-ms", 0, "mark gaps longer than this as stalls in the timelines (default: the crossed gap limit)")
+	f.Float64Var(&opts.StallFactor, "stall-factor", 0, "mark gaps longer than this many times the request's median gap as stalls (default 3; -1 off)")
+	f.IntVar(&opts.MaxTimelines, "max-timelines", 0, "draw at most this many offender timelines (default 12)")
+	return cmd
+}
+
+// renderTo writes one format of run to w.
+func renderTo(w io.Writer, format string, run *runfile.Run, opts report.Options) error {
+	switch format {
+	case "text":
+		return report.Text(w, run, opts)
+	case "html":
+		return report.HTML(w, run, opts)
+	case "junit":
+		return report.JUnit(w, run)
+	case "md":
+		return report.Methodology(w, run)
+	}
+	return usageErr(fmt.Errorf("--format %s needs --out DIR", format))
+}

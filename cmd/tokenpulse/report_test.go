@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tokenpulse/tokenpulse/report/reporttest"
+)
+
+// runReportCmd runs `tokenpulse report ARGS` and returns its stdout.
+func runReportCmd(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	root := newRoot()
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(append([]string{"report"}, args...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+func writeStallRun(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "run.json")
+	if err := reporttest.StallRun().Write(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReportFormatsToStdout(t *testing.T) {
+	path := writeStallRun(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"text by default", nil, "✗ gap.max <= 120ms"},
+		{"html", []string{"--format", "html"}, `class="stall"`},
+		{"junit", []string{"--format", "junit"}, `<testcase name="gap.max &lt;= 120ms" classname="category:complex"`},
+		{"md", []string{"--format", "md"}, "## Reproduce"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := runReportCmd(t, append([]string{path}, tt.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("output lacks %q", tt.want)
+			}
+		})
+	}
+}
+
+func TestReportJUnitReRendersTheRun(t *testing.T) {
+	got, err := runReportCmd(t, writeStallRun(t), "--format", "junit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Failures int `xml:"failures,attr"`
+	}
+	if err := xml.Unmarshal([]byte(got), &doc); err != nil {
+		t.Fatalf("junit output is not XML: %v", err)
+	}
+	if doc.Failures != 2 {
+		t.Errorf("failures = %d, want 2", doc.Failures)
+	}
+}
+
+func TestReportAllWritesFiles(t *testing.T) {
+	path := writeStallRun(t)
+	out := filepath.Join(t.TempDir(), "reports")
+	stdout, err := runReportCmd(t, path, "--format", "all", "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"report.html", "junit.xml", "methodology.md", "report.txt", "charts/timeline-7-complex-02.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	if !strings.Contains(stdout, "wrote "+filepath.Join(out, "report.html")) {
+		t.Errorf("stdout does not list report.html:\n%s", stdout)
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notRun := filepath.Join(dir, "x.json")
+	if err := os.WriteFile(notRun, []byte(`{"hello": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := writeStallRun(t)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"missing file", []string{filepath.Join(dir, "nope.json")}},
+		{"not a run file", []string{notRun}},
+		{"unknown format", []string{run, "--format", "pdf"}},
+		{"svg without out", []string{run, "--format", "svg"}},
+		{"png without out", []string{run, "--png"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := runReportCmd(t, tt.args...)
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != exitUsage {
+				t.Errorf("err = %v, want a usage error (exit %d)", err, exitUsage)
+			}
+		})
+	}
+}

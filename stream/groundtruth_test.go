@@ -1,0 +1,134 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/internal/mock"
+	"github.com/tokenpulse/tokenpulse/internal/server"
+)
+
+// startMock serves the mock with profile p through the real server on a
+// loopback httptest server and returns a client for it.
+func startMock(tb testing.TB, p mock.Profile) *Client {
+	tb.Helper()
+	srv, err := server.New(mock.New(p, nil), server.Options{Parallel: 1024, Queue: -1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := srv.WarmUp(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	tb.Cleanup(hs.Close)
+	return &Client{BaseURL: hs.URL, Model: mock.ModelName}
+}
+
+// emitErrors returns, for each content event of tr, its arrival on the
+// client's wall clock (Start + offset) less the mock's emit time.
+func emitErrors(tr *Trace) []time.Duration {
+	out := make([]time.Duration, len(tr.TokenTimes))
+	for i, at := range tr.TokenTimes {
+		out[i] = time.Duration(tr.Start.UnixNano() + int64(at) - tr.ServerTimes[i])
+	}
+	return out
+}
+
+// TestGroundTruth holds every measured token arrival against the mock's
+// emit time for the same token. The bounds cannot flake on a loaded
+// machine: a token cannot arrive before it was sent (less 1 ms for the
+// wall clock being slewed between the two readings), and a second is far
+// beyond any real delay on loopback; the benchmark below gives the real
+// figures.
+func TestGroundTruth(t *testing.T) {
+	const streams, tokens = 8, 20
+	p := mock.Profile{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, Tokens: tokens, TokensPerEvent: 1}
+	c := startMock(t, p)
+	traces := make([]*Trace, streams)
+	var wg sync.WaitGroup
+	for i := range streams {
+		wg.Go(func() {
+			traces[i] = c.Do(context.Background(), Request{Prompt: fmt.Sprintf("question %d", i), MaxTokens: 100})
+		})
+	}
+	wg.Wait()
+	for i, tr := range traces {
+		if !tr.OK() {
+			t.Fatalf("stream %d: Err = %v", i, tr.Err)
+		}
+		if got, want := tr.ContentEvents(), tokens; got != want {
+			t.Errorf("stream %d: ContentEvents = %d, want %d", i, got, want)
+		}
+		if got, want := tr.OutputTokens(), tokens; got != want {
+			t.Errorf("stream %d: OutputTokens = %d, want %d", i, got, want)
+		}
+		if tr.ForeignEvents != 0 || tr.EchoedID != tr.RequestID {
+			t.Errorf("stream %d: ForeignEvents = %d, echoed %q for %q", i, tr.ForeignEvents, tr.EchoedID, tr.RequestID)
+		}
+		if !slices.IsSorted(tr.TokenTimes) {
+			t.Errorf("stream %d: arrivals out of order: %v", i, tr.TokenTimes)
+		}
+		for j := 1; j < len(tr.ServerTimes); j++ {
+			if tr.ServerTimes[j] <= tr.ServerTimes[j-1] {
+				t.Errorf("stream %d: emit times not increasing at %d: %v", i, j, tr.ServerTimes)
+			}
+		}
+		for j, e := range emitErrors(tr) {
+			if e < -time.Millisecond || e > time.Second {
+				t.Errorf("stream %d token %d: arrival − emit = %v, want in [−1ms, 1s]", i, j, e)
+			}
+		}
+		rec := tr.Record()
+		if got, want := len(rec.ServerTimesNS), tokens; got != want {
+			t.Errorf("stream %d: Record().ServerTimesNS has %d, want %d", i, got, want)
+		}
+	}
+}
+
+// BenchmarkMeasurementError runs 1, 64 and 256 concurrent streams against
+// the mock (20 ms between tokens, 50 tokens) and reports the client's
+// timestamp error, arrival − emit, in µs: p50, p99 and max over every
+// token of every stream.
+func BenchmarkMeasurementError(b *testing.B) {
+	for _, streams := range []int{1, 64, 256} {
+		b.Run(fmt.Sprintf("streams=%d", streams), func(b *testing.B) {
+			p := mock.Profile{TTFT: 20 * time.Millisecond, ITL: 20 * time.Millisecond, Tokens: 50, TokensPerEvent: 1}
+			c := startMock(b, p)
+			var errs []time.Duration
+			failed := 0
+			for b.Loop() {
+				traces := make([]*Trace, streams)
+				var wg sync.WaitGroup
+				for i := range streams {
+					wg.Go(func() {
+						traces[i] = c.Do(context.Background(), Request{Prompt: "benchmark", MaxTokens: 100})
+					})
+				}
+				wg.Wait()
+				for _, tr := range traces {
+					if !tr.OK() {
+						failed++
+						continue
+					}
+					errs = append(errs, emitErrors(tr)...)
+				}
+			}
+			if failed > 0 {
+				b.Fatalf("%d requests failed", failed)
+			}
+			slices.Sort(errs)
+			q := func(f float64) float64 {
+				return float64(errs[int(f*float64(len(errs)-1))]) / 1e3
+			}
+			b.ReportMetric(q(0.5), "p50-µs")
+			b.ReportMetric(q(0.99), "p99-µs")
+			b.ReportMetric(q(1), "max-µs")
+			b.ReportMetric(float64(len(errs))/float64(b.N), "tokens/op")
+		})
+	}
+}

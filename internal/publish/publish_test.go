@@ -99,8 +99,8 @@ func TestResolve(t *testing.T) {
 			wantURL: "https://runs.s3.amazonaws.com/p/report.html",
 		},
 		{
-			name: "MinIO from AWS_ENDPOINT_URL_S3 over http",
-			env:  map[string]string{"AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9000", "AWS_ENDPOINT_URL": "http://elsewhere:1"},
+			name:     "MinIO from AWS_ENDPOINT_URL_S3 over http",
+			env:      map[string]string{"AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9000", "AWS_ENDPOINT_URL": "http://elsewhere:1"},
 			wantHost: "127.0.0.1:9000", wantSecure: false, wantRegion: "us-east-1",
 			wantURL: "http://127.0.0.1:9000/runs/p/report.html",
 		},

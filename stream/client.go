@@ -37,6 +37,9 @@ import (
 // [Trace.ForeignEvents] and never timed. Events without an id are kept.
 type Client struct {
 	// HTTP is the client to send with; nil means one on [NewTransport].
+	// A retry goes through a clone of its *http.Transport with keep-alive
+	// off, so it always gets a fresh connection; with any other
+	// RoundTripper the retry uses HTTP as it is.
 	HTTP *http.Client
 	// BaseURL is the server's address, with or without a trailing "/v1"
 	// ("http://127.0.0.1:8080" or "http://127.0.0.1:8080/v1").

@@ -247,3 +247,30 @@ func TestChatTemplates(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentSessions runs sessions of one model in parallel: each must
+// produce the same tokens as when run alone.
+func TestConcurrentSessions(t *testing.T) {
+	m := bundledModel(t, Options{Threads: 2, BatchSize: 4})
+	want, _ := generate(t, m.NewSession(), onceUpon, Params{MaxTokens: 30})
+	const n = 4
+	results := make(chan []int32, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			var got []int32
+			_, err := m.NewSession().Generate(context.Background(), onceUpon, Params{MaxTokens: 30}, func(tok Token) error {
+				got = append(got, tok.ID)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- got
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if got := <-results; !slices.Equal(got, want) {
+			t.Errorf("concurrent session got\n%v\nwant\n%v", got, want)
+		}
+	}
+}

@@ -3,9 +3,9 @@ package engine
 import (
 	"bytes"
 	"math"
-	"slices"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"

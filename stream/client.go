@@ -285,7 +285,7 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, req Request, tr *
 		tr.Err = &Error{Kind: KindMalformed, Status: resp.StatusCode, Message: "the response is JSON, not an event stream (does the server stream?)"}
 		return false
 	}
-	c.read(ctx, resp.Body, tr, req.OnToken)
+	c.read(ctx, resp.Body, tr, req.MaxTokens, req.OnToken)
 	return false
 }
 
@@ -317,13 +317,31 @@ type errorChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
+// chunk is the part of an [api.Chunk] the client reads: leaving out the
+// id, object and model strings saves their allocations on every event.
+type chunk struct {
+	Choices []struct {
+		Delta        *api.Delta `json:"delta"`
+		Text         *string    `json:"text"`
+		FinishReason *string    `json:"finish_reason"`
+	} `json:"choices"`
+	Usage      *api.Usage     `json:"usage"`
+	Tokenpulse *api.Extension `json:"tokenpulse"`
+}
+
 // read decodes the event stream into tr. The arrival of an event is read
 // from the clock right after the decoder returns it, before any parsing.
-func (c *Client) read(ctx context.Context, body io.ReadCloser, tr *Trace, onToken func(int, time.Duration)) {
+func (c *Client) read(ctx context.Context, body io.ReadCloser, tr *Trace, maxTokens int, onToken func(int, time.Duration)) {
 	start := tr.Start
 	fb := &firstByteReader{r: body, start: start}
 	dec := sse.NewDecoder(fb)
 	checkID := tr.EchoedID != "" && tr.EchoedID == tr.RequestID
+	if n := min(max(maxTokens, 16), 4096); cap(tr.TokenTimes) < n {
+		// Room for the whole answer up front: no growth mid-stream.
+		tr.TokenTimes = make([]time.Duration, 0, n)
+		tr.TokenCounts = make([]int, 0, n)
+		tr.ServerTimes = make([]int64, 0, n)
+	}
 	var text strings.Builder
 	defer func() {
 		tr.FirstByte = fb.at
@@ -351,7 +369,7 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, tr *Trace, onToke
 			tr.Err = &Error{Kind: KindHTTP, Status: tr.Status, Message: "error event in stream: " + ev.Data}
 			return
 		}
-		var chunk api.Chunk
+		var chunk chunk
 		if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
 			tr.Err = &Error{Kind: KindMalformed, Status: tr.Status, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", tr.Events, err), Err: err}
 			return

@@ -36,6 +36,10 @@ type Config struct {
 	RopeScale float64 // linear scaling factor: positions are divided by it
 	RopeNeox  bool    // NEOX rope (pairs i, i+RopeDim/2) rather than adjacent pairs
 	NormEps   float32 // attention.layer_norm_rms_epsilon
+	// RopeFreqs divides the rotation frequency of each pair (rope_dim/2),
+	// from the tensor rope_freqs.weight (Llama 3.1's long-context scaling);
+	// nil when absent.
+	RopeFreqs []float32
 }
 
 // HeadDim returns the width of one attention head.
@@ -152,6 +156,18 @@ func configFrom(f *gguf.File) (Config, error) {
 			return c, fmt.Errorf("engine: layer_norm_rms_epsilon %v out of range", v)
 		}
 		c.NormEps = float32(v)
+	}
+	if _, ok := f.Tensor("rope_freqs.weight"); ok {
+		rf, err := loadVector(f, "rope_freqs.weight", c.RopeDim/2, true)
+		if err != nil {
+			return c, err
+		}
+		for _, v := range rf {
+			if !(v > 0 && v < 1e6) {
+				return c, fmt.Errorf("engine: rope_freqs.weight holds %v", v)
+			}
+		}
+		c.RopeFreqs = rf
 	}
 	emb, ok := f.Tensor("token_embd.weight")
 	if !ok || len(emb.Dims) != 2 {

@@ -99,7 +99,7 @@ func swiglu(gate, up []float32) {
 }
 
 // ropeTable returns cos and sin of every rotation angle, (ctx, rope_dim/2):
-// angle = (pos / scale) * base^(-2i/rope_dim).
+// angle = (pos / scale) * base^(-2i/rope_dim) / freq_factor[i].
 func ropeTable(c Config, ctx int) (cos, sin []float32) {
 	half := c.RopeDim / 2
 	cos = make([]float32, ctx*half)
@@ -107,6 +107,9 @@ func ropeTable(c Config, ctx int) (cos, sin []float32) {
 	for p := 0; p < ctx; p++ {
 		for i := 0; i < half; i++ {
 			theta := float64(p) / c.RopeScale * math.Pow(c.RopeBase, -2*float64(i)/float64(c.RopeDim))
+			if c.RopeFreqs != nil {
+				theta /= float64(c.RopeFreqs[i])
+			}
 			s, co := math.Sincos(theta)
 			cos[p*half+i] = float32(co)
 			sin[p*half+i] = float32(s)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -144,5 +145,67 @@ func TestThreadsAgree(t *testing.T) {
 		if worst > tol {
 			t.Errorf("%+v: logits differ from 1 thread by up to %g, want at most %g", opts, worst, tol)
 		}
+	}
+}
+
+// TestConfigFromMetadata checks the hyperparameters read from metadata:
+// defaults, rope options, and rejection of hostile values.
+func TestConfigFromMetadata(t *testing.T) {
+	base := func(w *gguf.Writer, extra map[string]any) {
+		w.Add("general.architecture", "llama")
+		kv := map[string]any{
+			"llama.embedding_length": uint32(64), "llama.block_count": uint32(1),
+			"llama.attention.head_count": uint32(4), "llama.feed_forward_length": uint32(128),
+		}
+		for k, v := range extra {
+			kv[k] = v
+		}
+		for _, k := range slices.Sorted(maps.Keys(kv)) {
+			if kv[k] != nil {
+				w.Add(k, kv[k])
+			}
+		}
+		w.AddTensor("token_embd.weight", quant.F32, []uint64{64, 10}, make([]byte, 64*10*4))
+	}
+	cases := []struct {
+		name  string
+		extra map[string]any
+		check func(Config) bool
+		ok    bool
+	}{
+		{"defaults", nil, func(c Config) bool {
+			return c.KVHeads == 4 && c.HeadDim() == 16 && c.RopeDim == 16 && c.RopeBase == 10000 && c.RopeScale == 1 && c.CtxTrain == DefaultCtx && c.Vocab == 10 && !c.RopeNeox
+		}, true},
+		{"rope options", map[string]any{"llama.rope.freq_base": float32(500000), "llama.rope.scaling.type": "linear", "llama.rope.scaling.factor": float32(4), "llama.context_length": uint32(4096)},
+			func(c Config) bool { return c.RopeBase == 500000 && c.RopeScale == 4 && c.CtxTrain == 4096 }, true},
+		{"gqa", map[string]any{"llama.attention.head_count_kv": uint32(2)}, func(c Config) bool { return c.Group() == 2 && c.KVDim() == 32 }, true},
+		{"missing dim", map[string]any{"llama.embedding_length": nil}, nil, false},
+		{"zero heads", map[string]any{"llama.attention.head_count": uint32(0)}, nil, false},
+		{"huge ctx", map[string]any{"llama.context_length": uint64(1 << 40)}, nil, false},
+		{"kv heads not dividing", map[string]any{"llama.attention.head_count_kv": uint32(3)}, nil, false},
+		{"yarn", map[string]any{"llama.rope.scaling.type": "yarn"}, nil, false},
+		{"nan base", map[string]any{"llama.rope.freq_base": float32(math.NaN())}, nil, false},
+		{"bad eps", map[string]any{"llama.attention.layer_norm_rms_epsilon": float32(-1)}, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var w gguf.Writer
+			base(&w, c.extra)
+			var buf bytes.Buffer
+			if _, err := w.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.Parse(buf.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := configFrom(f)
+			if (err == nil) != c.ok {
+				t.Fatalf("configFrom err = %v, want ok %v", err, c.ok)
+			}
+			if c.ok && !c.check(cfg) {
+				t.Errorf("config = %+v", cfg)
+			}
+		})
 	}
 }

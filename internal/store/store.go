@@ -1,0 +1,464 @@
+// Package store keeps the history of tokenpulse runs in a SQLite file
+// (modernc.org/sqlite, pure Go), so that `tokenpulse history` can list them
+// and `tokenpulse compare --against last` can find the run to compare with.
+//
+// Each run is one row: its identity (start time, target URL, model,
+// backend, device hostname, label and CPU, suite), its headline figures
+// (TTFT p50/p95, gap p95/max, TPOT mean, E2E p95 of the overall scope, in
+// ms), its verdict, and the whole run file as gzip-compressed JSON, so any
+// past run can be re-judged or re-rendered. A run is written in one
+// transaction; the file is in WAL mode with synchronous=FULL, so a crash
+// never loses a run whose Add returned.
+//
+// The default file is DefaultPath(): $XDG_DATA_HOME/tokenpulse/history.db
+// when XDG_DATA_HOME is set, else the platform's data directory
+// (~/.local/share on Linux and other Unix systems, ~/Library/Application
+// Support on macOS, %LocalAppData% on Windows), falling back to
+// os.UserConfigDir.
+//
+// Example:
+//
+//	id, err := store.Record("", run) // "" is DefaultPath()
+//
+//	s, err := store.Open(path)
+//	defer s.Close()
+//	prev, base, err := s.Previous(ctx, run) // the run to compare with
+//
+// A *Store is safe for concurrent use, and several processes may use one
+// file at a time (writers wait up to 5 s for one another).
+package store
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// ErrNotFound is returned when no run matches.
+var ErrNotFound = errors.New("no such run in the history")
+
+// Store is an open history file.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+// DefaultPath returns the default history file, as the package doc
+// describes. It does not create anything.
+func DefaultPath() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "tokenpulse", "history.db"), nil
+	}
+	var base string
+	switch runtime.GOOS {
+	case "windows":
+		base = os.Getenv("LocalAppData")
+	case "darwin", "ios":
+		if home, err := os.UserHomeDir(); err == nil {
+			base = filepath.Join(home, "Library", "Application Support")
+		}
+	case "android":
+		// No home directory convention; the config dir is the best guess.
+	default:
+		if home, err := os.UserHomeDir(); err == nil {
+			base = filepath.Join(home, ".local", "share")
+		}
+	}
+	if base == "" {
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return "", fmt.Errorf("no data directory for the history (use --history FILE): %w", err)
+		}
+		base = d
+	}
+	return filepath.Join(base, "tokenpulse", "history.db"), nil
+}
+
+// Open opens (creating it and its directory if needed) the history file at
+// path, "" meaning DefaultPath(), and brings its schema up to date.
+func Open(path string) (*Store, error) {
+	if path == "" {
+		p, err := DefaultPath()
+		if err != nil {
+			return nil, err
+		}
+		path = p
+	}
+	if strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("history file %q: a path with '?' is not supported", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("history file: %w", err)
+	}
+	dsn := path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("history file %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	if err := s.migrate(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("history file %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Path returns the file the store was opened on.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// migrations are applied in order; PRAGMA user_version counts those
+// applied. Never edit one that has shipped: add another.
+var migrations = []string{
+	`CREATE TABLE runs (
+		id              INTEGER PRIMARY KEY,
+		fingerprint     TEXT    NOT NULL UNIQUE,
+		started_at      TEXT    NOT NULL, -- RFC 3339, UTC
+		started_ns      INTEGER NOT NULL, -- Unix ns, for ordering
+		recorded_at     TEXT    NOT NULL,
+		target_url      TEXT    NOT NULL,
+		model           TEXT    NOT NULL,
+		backend         TEXT    NOT NULL,
+		hostname        TEXT    NOT NULL,
+		device_label    TEXT    NOT NULL,
+		device          TEXT    NOT NULL, -- the label, or the hostname
+		cpu_model       TEXT    NOT NULL,
+		os              TEXT    NOT NULL,
+		arch            TEXT    NOT NULL,
+		tier            TEXT    NOT NULL,
+		suite           TEXT    NOT NULL,
+		tool_version    TEXT    NOT NULL,
+		requests        INTEGER NOT NULL,
+		errors          INTEGER NOT NULL,
+		ttft_p50_ms     REAL    NOT NULL,
+		ttft_p95_ms     REAL    NOT NULL,
+		gap_p95_ms      REAL    NOT NULL,
+		gap_max_ms      REAL    NOT NULL,
+		tpot_mean_ms    REAL    NOT NULL,
+		e2e_p95_ms      REAL    NOT NULL,
+		verdicts        INTEGER NOT NULL,
+		verdicts_failed INTEGER NOT NULL,
+		passed          INTEGER NOT NULL,
+		run_json_gz     BLOB    NOT NULL
+	);
+	CREATE INDEX runs_by_key ON runs (target_url, model, device, started_ns);
+	CREATE INDEX runs_by_time ON runs (started_ns);`,
+}
+
+// SchemaVersion is the schema version this package writes.
+var SchemaVersion = len(migrations)
+
+func (s *Store) migrate(ctx context.Context) error {
+	var v int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("schema version %d is newer than this tokenpulse knows (%d)", v, len(migrations))
+	}
+	for i := v; i < len(migrations); i++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// Entry is one run's row, without its run file.
+type Entry struct {
+	ID          int64
+	StartedAt   time.Time
+	RecordedAt  time.Time
+	TargetURL   string
+	Model       string
+	Backend     string
+	Hostname    string
+	DeviceLabel string
+	// Device is DeviceLabel when set, otherwise Hostname: the device key
+	// runs are grouped by.
+	Device      string
+	CPUModel    string
+	OS          string
+	Arch        string
+	Tier        string
+	Suite       string
+	ToolVersion string
+	Requests    int
+	Errors      int
+	// Headline figures of the overall (warm) scope, in ms.
+	TTFTP50MS  float64
+	TTFTP95MS  float64
+	GapP95MS   float64
+	GapMaxMS   float64
+	TPOTMeanMS float64
+	E2EP95MS   float64
+	// Verdicts counts the thresholds judged, VerdictsFailed those crossed;
+	// Passed is true when none was crossed.
+	Verdicts       int
+	VerdictsFailed int
+	Passed         bool
+}
+
+// DeviceKey returns the key runs of device d are grouped by: its label
+// when set, otherwise its hostname.
+func DeviceKey(d runfile.Device) string {
+	if d.Label != "" {
+		return d.Label
+	}
+	return d.Hostname
+}
+
+// fingerprint identifies a run: the same run recorded twice has the same
+// fingerprint.
+func fingerprint(r *runfile.Run) string {
+	h := sha256.New()
+	for _, s := range []string{r.StartedAt.UTC().Format(time.RFC3339Nano), r.Device.Hostname, r.Target.URL, r.Target.Model, r.Config.Suite} {
+		io.WriteString(h, s)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func unixNS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// Record opens the history at path ("" meaning DefaultPath()), adds run and
+// closes it: the one call the bench command makes after a run.
+func Record(path string, run *runfile.Run) (int64, error) {
+	s, err := Open(path)
+	if err != nil {
+		return 0, err
+	}
+	id, err := s.Add(context.Background(), run)
+	if cerr := s.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return id, err
+}
+
+// Add records run in one transaction and returns its id. Adding a run that
+// is already recorded (same start time, hostname, target, model and suite)
+// returns the existing id and writes nothing. Headline figures come from
+// run.Summary as it is.
+func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
+	js, err := json.Marshal(run)
+	if err != nil {
+		return 0, fmt.Errorf("encode run: %w", err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(js)
+	if err := zw.Close(); err != nil {
+		return 0, fmt.Errorf("compress run: %w", err)
+	}
+	failed := 0
+	for _, v := range run.Verdicts {
+		if !v.Passed {
+			failed++
+		}
+	}
+	o := run.Summary.Overall
+	fp := fingerprint(run)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("record run: %w", err)
+	}
+	defer tx.Rollback()
+	var id int64
+	err = tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE fingerprint = ?", fp).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("record run: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (
+		fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
+		hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version,
+		requests, errors, ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
+		verdicts, verdicts_failed, passed, run_json_gz
+	) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		fp, run.StartedAt.UTC().Format(time.RFC3339Nano), unixNS(run.StartedAt), time.Now().UTC().Format(time.RFC3339Nano),
+		run.Target.URL, run.Target.Model, run.Target.Backend,
+		run.Device.Hostname, run.Device.Label, DeviceKey(run.Device), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
+		run.Config.Suite, run.Tool.Version,
+		o.Requests, o.Errors, o.TTFTMs.P50, o.TTFTMs.P95, o.GapMs.P95, o.GapMs.Max, o.TPOTMs.Mean, o.E2EMs.P95,
+		len(run.Verdicts), failed, failed == 0, gz.Bytes())
+	if err != nil {
+		return 0, fmt.Errorf("record run: %w", err)
+	}
+	if id, err = res.LastInsertId(); err != nil {
+		return 0, fmt.Errorf("record run: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("record run: %w", err)
+	}
+	return id, nil
+}
+
+// Filter selects runs for List. Empty fields match everything.
+type Filter struct {
+	// Target is the exact target URL.
+	Target string
+	Model  string
+	// Device matches the device key, the hostname or the label.
+	Device string
+	// Before keeps runs started strictly before it, when not zero.
+	Before time.Time
+	// Limit caps the result (0: no cap).
+	Limit int
+}
+
+const entryColumns = `id, started_at, recorded_at, target_url, model, backend, hostname, device_label, device,
+	cpu_model, os, arch, tier, suite, tool_version, requests, errors,
+	ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
+	verdicts, verdicts_failed, passed`
+
+func scanEntry(sc interface{ Scan(...any) error }) (Entry, error) {
+	var e Entry
+	var started, recorded string
+	err := sc.Scan(&e.ID, &started, &recorded, &e.TargetURL, &e.Model, &e.Backend, &e.Hostname, &e.DeviceLabel, &e.Device,
+		&e.CPUModel, &e.OS, &e.Arch, &e.Tier, &e.Suite, &e.ToolVersion, &e.Requests, &e.Errors,
+		&e.TTFTP50MS, &e.TTFTP95MS, &e.GapP95MS, &e.GapMaxMS, &e.TPOTMeanMS, &e.E2EP95MS,
+		&e.Verdicts, &e.VerdictsFailed, &e.Passed)
+	if err != nil {
+		return e, err
+	}
+	e.StartedAt, _ = time.Parse(time.RFC3339Nano, started)
+	e.RecordedAt, _ = time.Parse(time.RFC3339Nano, recorded)
+	return e, nil
+}
+
+// List returns the runs f selects, newest first.
+func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
+	q := "SELECT " + entryColumns + " FROM runs WHERE 1=1"
+	var args []any
+	if f.Target != "" {
+		q += " AND target_url = ?"
+		args = append(args, f.Target)
+	}
+	if f.Model != "" {
+		q += " AND model = ?"
+		args = append(args, f.Model)
+	}
+	if f.Device != "" {
+		q += " AND (device = ? OR hostname = ? OR device_label = ?)"
+		args = append(args, f.Device, f.Device, f.Device)
+	}
+	if !f.Before.IsZero() {
+		q += " AND started_ns < ?"
+		args = append(args, f.Before.UnixNano())
+	}
+	q += " ORDER BY started_ns DESC, id DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list runs: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list runs: %w", err)
+	}
+	return out, nil
+}
+
+// Get returns the row and the run file of run id.
+func (s *Store) Get(ctx context.Context, id int64) (Entry, *runfile.Run, error) {
+	row := s.db.QueryRowContext(ctx, "SELECT "+entryColumns+", run_json_gz FROM runs WHERE id = ?", id)
+	var gz []byte
+	e, err := scanEntry(scanner(func(dest ...any) error { return row.Scan(append(dest, &gz)...) }))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Entry{}, nil, fmt.Errorf("run %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	js, err := io.ReadAll(zr)
+	if err != nil {
+		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	run, err := runfile.Decode(js)
+	if err != nil {
+		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
+	}
+	return e, run, nil
+}
+
+type scanner func(dest ...any) error
+
+func (f scanner) Scan(dest ...any) error { return f(dest...) }
+
+// Latest returns the newest run of target, model and device (device as in
+// Filter.Device), or ErrNotFound.
+func (s *Store) Latest(ctx context.Context, target, model, device string) (Entry, *runfile.Run, error) {
+	return s.first(ctx, Filter{Target: target, Model: model, Device: device, Limit: 1})
+}
+
+// Previous returns the newest run with the same target, model and device
+// as run that started before it: the base of `compare --against last`.
+// run itself need not be recorded.
+func (s *Store) Previous(ctx context.Context, run *runfile.Run) (Entry, *runfile.Run, error) {
+	if run.StartedAt.IsZero() {
+		return Entry{}, nil, errors.New("run has no start time")
+	}
+	return s.first(ctx, Filter{Target: run.Target.URL, Model: run.Target.Model, Device: DeviceKey(run.Device), Before: run.StartedAt, Limit: 1})
+}
+
+func (s *Store) first(ctx context.Context, f Filter) (Entry, *runfile.Run, error) {
+	es, err := s.List(ctx, f)
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	if len(es) == 0 {
+		return Entry{}, nil, ErrNotFound
+	}
+	return s.Get(ctx, es[0].ID)
+}

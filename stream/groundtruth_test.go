@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -46,47 +47,67 @@ func emitErrors(tr *Trace) []time.Duration {
 // beyond any real delay on loopback; the benchmark below gives the real
 // figures.
 func TestGroundTruth(t *testing.T) {
-	const streams, tokens = 8, 20
-	p := mock.Profile{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, Tokens: tokens, TokensPerEvent: 1}
-	c := startMock(t, p)
-	traces := make([]*Trace, streams)
-	var wg sync.WaitGroup
-	for i := range streams {
-		wg.Go(func() {
-			traces[i] = c.Do(context.Background(), Request{Prompt: fmt.Sprintf("question %d", i), MaxTokens: 100})
+	const streams = 8
+	tests := []struct {
+		name       string
+		p          mock.Profile
+		wantEvents int
+		wantCounts []int // nil: one token per event
+	}{
+		{"one token per event", mock.Profile{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, Tokens: 20}, 20, nil},
+		{"three tokens per event", mock.Profile{TTFT: 10 * time.Millisecond, ITL: 2 * time.Millisecond, Tokens: 10, TokensPerEvent: 3}, 4, []int{3, 3, 3, 1}},
+		{"jitter and stalls", mock.Profile{TTFT: 10 * time.Millisecond, ITL: 3 * time.Millisecond, Jitter: 2 * time.Millisecond, Tokens: 15, StallEvery: 5, Stall: 10 * time.Millisecond, Seed: 1}, 15, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := startMock(t, tt.p)
+			traces := make([]*Trace, streams)
+			var wg sync.WaitGroup
+			for i := range streams {
+				wg.Go(func() {
+					traces[i] = c.Do(context.Background(), Request{Prompt: fmt.Sprintf("question %d", i), MaxTokens: 100})
+				})
+			}
+			wg.Wait()
+			for i, tr := range traces {
+				checkGroundTruth(t, i, tr, tt.p.Tokens, tt.wantEvents, tt.wantCounts)
+			}
 		})
 	}
-	wg.Wait()
-	for i, tr := range traces {
-		if !tr.OK() {
-			t.Fatalf("stream %d: Err = %v", i, tr.Err)
+}
+
+func checkGroundTruth(t *testing.T, i int, tr *Trace, tokens, events int, counts []int) {
+	t.Helper()
+	if !tr.OK() {
+		t.Fatalf("stream %d: Err = %v", i, tr.Err)
+	}
+	if got := tr.ContentEvents(); got != events {
+		t.Errorf("stream %d: ContentEvents = %d, want %d", i, got, events)
+	}
+	if got := tr.OutputTokens(); got != tokens {
+		t.Errorf("stream %d: OutputTokens = %d, want %d", i, got, tokens)
+	}
+	if got := tr.Record().TokenCounts; !reflect.DeepEqual(got, counts) {
+		t.Errorf("stream %d: Record().TokenCounts = %v, want %v", i, got, counts)
+	}
+	if tr.ForeignEvents != 0 || tr.EchoedID != tr.RequestID {
+		t.Errorf("stream %d: ForeignEvents = %d, echoed %q for %q", i, tr.ForeignEvents, tr.EchoedID, tr.RequestID)
+	}
+	if !slices.IsSorted(tr.TokenTimes) {
+		t.Errorf("stream %d: arrivals out of order: %v", i, tr.TokenTimes)
+	}
+	for j := 1; j < len(tr.ServerTimes); j++ {
+		if tr.ServerTimes[j] <= tr.ServerTimes[j-1] {
+			t.Errorf("stream %d: emit times not increasing at %d: %v", i, j, tr.ServerTimes)
 		}
-		if got, want := tr.ContentEvents(), tokens; got != want {
-			t.Errorf("stream %d: ContentEvents = %d, want %d", i, got, want)
+	}
+	for j, e := range emitErrors(tr) {
+		if e < -time.Millisecond || e > time.Second {
+			t.Errorf("stream %d event %d: arrival − emit = %v, want in [−1ms, 1s]", i, j, e)
 		}
-		if got, want := tr.OutputTokens(), tokens; got != want {
-			t.Errorf("stream %d: OutputTokens = %d, want %d", i, got, want)
-		}
-		if tr.ForeignEvents != 0 || tr.EchoedID != tr.RequestID {
-			t.Errorf("stream %d: ForeignEvents = %d, echoed %q for %q", i, tr.ForeignEvents, tr.EchoedID, tr.RequestID)
-		}
-		if !slices.IsSorted(tr.TokenTimes) {
-			t.Errorf("stream %d: arrivals out of order: %v", i, tr.TokenTimes)
-		}
-		for j := 1; j < len(tr.ServerTimes); j++ {
-			if tr.ServerTimes[j] <= tr.ServerTimes[j-1] {
-				t.Errorf("stream %d: emit times not increasing at %d: %v", i, j, tr.ServerTimes)
-			}
-		}
-		for j, e := range emitErrors(tr) {
-			if e < -time.Millisecond || e > time.Second {
-				t.Errorf("stream %d token %d: arrival − emit = %v, want in [−1ms, 1s]", i, j, e)
-			}
-		}
-		rec := tr.Record()
-		if got, want := len(rec.ServerTimesNS), tokens; got != want {
-			t.Errorf("stream %d: Record().ServerTimesNS has %d, want %d", i, got, want)
-		}
+	}
+	if got := len(tr.Record().ServerTimesNS); got != events {
+		t.Errorf("stream %d: Record().ServerTimesNS has %d, want %d", i, got, events)
 	}
 }
 

@@ -70,12 +70,10 @@ func (j *matmulJob) runRows(w, lo, hi int) {
 // several, each row is decoded once into buf and reused for every input.
 func mulRows(m *matrix, out, x []float32, batch, a, b int, buf []float32) {
 	cols, rows := m.cols, m.rows
-	if w := m.f32; w != nil {
+	if w := m.f32; w != nil && batch == 1 {
+		x = x[:cols]
 		for r := a; r < b; r++ {
-			row := w[r*cols : (r+1)*cols]
-			for i := 0; i < batch; i++ {
-				out[i*rows+r] = dot(row, x[i*cols:(i+1)*cols])
-			}
+			out[r] = dot(x, w[r*cols:(r+1)*cols])
 		}
 		return
 	}
@@ -89,9 +87,19 @@ func mulRows(m *matrix, out, x []float32, batch, a, b int, buf []float32) {
 	}
 	buf = buf[:cols]
 	for r := a; r < b; r++ {
-		m.kern.Dequant(buf, m.data[r*m.rowBytes:(r+1)*m.rowBytes])
-		for i := 0; i < batch; i++ {
-			out[i*rows+r] = dot(buf, x[i*cols:(i+1)*cols])
+		row := buf
+		if m.f32 != nil {
+			row = m.f32[r*cols : (r+1)*cols]
+		} else {
+			m.kern.Dequant(buf, m.data[r*m.rowBytes:(r+1)*m.rowBytes])
+		}
+		i := 0
+		for ; i+4 <= batch; i += 4 {
+			out[i*rows+r], out[(i+1)*rows+r], out[(i+2)*rows+r], out[(i+3)*rows+r] =
+				dot4(row, x[i*cols:], x[(i+1)*cols:], x[(i+2)*cols:], x[(i+3)*cols:])
+		}
+		for ; i < batch; i++ {
+			out[i*rows+r] = dot(row, x[i*cols:(i+1)*cols])
 		}
 	}
 }

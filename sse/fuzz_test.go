@@ -91,10 +91,11 @@ func refDecode(in []byte) ([]Event, error) {
 	return evs, io.EOF
 }
 
-// FuzzDecoder holds two properties: any input decodes, through reads of
+// FuzzDecoder holds three properties: any input decodes, through reads of
 // any size, exactly as the plain reference reading does (so the decoder
-// never panics and never loses a line end split across reads); and events
-// built from the input survive a trip through the Encoder.
+// never panics and never loses a line end split across reads); a small
+// size limit only ever cuts that reading short; and events built from the
+// input survive a trip through the Encoder.
 func FuzzDecoder(f *testing.F) {
 	seeds := []string{
 		"data: hello\n\n",
@@ -125,7 +126,19 @@ func FuzzDecoder(f *testing.F) {
 			t.Fatalf("events =\n%#v\nwant\n%#v", got, want)
 		}
 
-		// Property 2: the Encoder's output of events made from the input
+		// Property 2: with a small limit, decoding agrees with the
+		// reference up to the point where it fails with ErrEventTooLarge.
+		small := NewDecoder(&splitReader{data: in, sizes: []int{size}})
+		small.SetMaxEventSize(size * 4)
+		limited, err := decodeAll(t, small)
+		if !errors.Is(err, wantErr) && !errors.Is(err, ErrEventTooLarge) {
+			t.Fatalf("limited: err = %v, want %v or ErrEventTooLarge", err, wantErr)
+		}
+		if len(limited) > len(want) || (len(limited) > 0 && !reflect.DeepEqual(limited, want[:len(limited)])) {
+			t.Fatalf("limited events =\n%#v\nwant a prefix of\n%#v", limited, want)
+		}
+
+		// Property 3: the Encoder's output of events made from the input
 		// decodes back to them.
 		var events []Event
 		for i, part := range bytes.Split(in, []byte{0x1e}) {

@@ -18,7 +18,7 @@ const (
 	// error object inside the stream.
 	KindHTTP Kind = "http"
 	// KindConnect: no response came (refused, reset, closed before any
-	// response byte).
+	// response byte), or the request could not be built (an unknown API).
 	KindConnect Kind = "connect"
 	// KindCut: the stream ended without "[DONE]" or a finish reason.
 	KindCut Kind = "cut"

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenpulse/tokenpulse/compare"
+	"github.com/tokenpulse/tokenpulse/internal/store"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+func init() { commands = append(commands, newCompareCmd) }
+
+type compareFlags struct {
+	tolerance string
+	floor     string
+	alpha     float64
+	against   string
+	history   string
+	json      bool
+}
+
+func newCompareCmd() *cobra.Command {
+	f := &compareFlags{}
+	def := compare.DefaultOptions()
+	cmd := &cobra.Command{
+		Use:   "compare BASE.json NEW.json | compare NEW.json --against last",
+		Short: "Compare two runs metric by metric and flag significant regressions (exit 98)",
+		Long: `Compare puts two runs side by side per scope (overall, cold, each category)
+and metric (TTFT p50/p95, gap p50/p95/max, TPOT mean, E2E p95, error rate).
+
+A change is a regression only when it is worse by more than the tolerance
+(relative, and at least the floor) and statistically significant: the
+Mann-Whitney U test on the raw per-request TTFTs and per-token gaps (Fisher's
+exact test for errors) gives p < alpha. Any regression makes the command exit
+with code 98.
+
+With --against last the base is the latest run in the history with the same
+target, model and device that started before NEW.json (--against ID picks a
+run by its history id).`,
+		Example: `  tokenpulse compare base.json run.json
+  tokenpulse compare run.json --against last --tolerance 5%`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(cmd, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.tolerance, "tolerance", fmt.Sprintf("%g%%", def.Tolerance*100), "relative change below which nothing is flagged (\"10%\" or \"0.1\")")
+	fl.StringVar(&f.floor, "floor", fmt.Sprintf("%gms", def.FloorMS), "absolute change below which a time is never flagged")
+	fl.Float64Var(&f.alpha, "alpha", def.Alpha, "significance level of the test")
+	fl.StringVar(&f.against, "against", "", "compare NEW.json with a recorded run: \"last\" or a history id")
+	fl.StringVar(&f.history, "history", "", "history file (default: the user's data directory, see 'tokenpulse history')")
+	fl.BoolVar(&f.json, "json", false, "print the comparison as JSON")
+	return cmd
+}
+
+func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
+	opts := compare.DefaultOptions()
+	tol, err := compareFraction(f.tolerance)
+	if err != nil {
+		return usageErr(fmt.Errorf("--tolerance: %w", err))
+	}
+	opts.Tolerance = tol
+	floor, err := compareMillis(f.floor)
+	if err != nil {
+		return usageErr(fmt.Errorf("--floor: %w", err))
+	}
+	opts.FloorMS = floor
+	if !(f.alpha > 0 && f.alpha < 1) {
+		return usageErr(fmt.Errorf("--alpha must be between 0 and 1, got %g", f.alpha))
+	}
+	opts.Alpha = f.alpha
+
+	var base, cur *runfile.Run
+	var baseName string
+	switch {
+	case len(args) == 2 && f.against != "":
+		return usageErr(errors.New("give either BASE.json NEW.json or NEW.json --against, not both"))
+	case len(args) == 2:
+		if base, err = runfile.Load(args[0]); err != nil {
+			return err
+		}
+		if cur, err = runfile.Load(args[1]); err != nil {
+			return err
+		}
+		baseName = args[0]
+	case f.against == "":
+		return usageErr(errors.New("one run file needs --against last (or a history id); or give BASE.json NEW.json"))
+	default:
+		if cur, err = runfile.Load(args[0]); err != nil {
+			return err
+		}
+		base, baseName, err = recordedBase(cmd.Context(), f, cur)
+		if err != nil {
+			return err
+		}
+	}
+
+	rep := compare.Runs(base, cur, opts)
+	out := cmd.OutOrStdout()
+	if f.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out, "comparing against %s\n", baseName)
+		if err := rep.WriteText(out); err != nil {
+			return err
+		}
+	}
+	if n := len(rep.Regressions()); n > 0 {
+		return withCode(exitRegression, fmt.Errorf("%d regression(s)", n))
+	}
+	return nil
+}
+
+// recordedBase finds the base run named by --against in the history.
+func recordedBase(ctx context.Context, f *compareFlags, cur *runfile.Run) (*runfile.Run, string, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	s, err := store.Open(f.history)
+	if err != nil {
+		return nil, "", err
+	}
+	defer s.Close()
+	if f.against == "last" {
+		e, run, err := s.Previous(ctx, cur)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, "", fmt.Errorf("no earlier run of %s, model %q, device %q in %s", cur.Target.URL, cur.Target.Model, store.DeviceKey(cur.Device), s.Path())
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return run, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), nil
+	}
+	id, err := strconv.ParseInt(f.against, 10, 64)
+	if err != nil {
+		return nil, "", usageErr(fmt.Errorf("--against: want \"last\" or a history id, got %q", f.against))
+	}
+	e, run, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", s.Path(), err)
+	}
+	return run, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), nil
+}
+
+// compareFraction reads "10%" as 0.1 and "0.1" as 0.1.
+func compareFraction(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	pct := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil {
+		return 0, fmt.Errorf("want a percentage such as 10%% or a fraction such as 0.1, got %q", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v < 0 || v > 10 {
+		return 0, fmt.Errorf("%q is out of range", s)
+	}
+	return v, nil
+}
+
+// compareMillis reads a duration ("2ms", "500us", "0") as milliseconds.
+func compareMillis(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("want a duration such as 2ms, got %q", s)
+	}
+	return float64(d) / 1e6, nil
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/internal/store"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// cliRun executes the root command with args and returns its output and
+// exit code as main would.
+func cliRun(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return out.String(), exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return out.String() + ee.Error(), ee.code
+	}
+	if isUsage(err) {
+		return err.Error(), exitUsage
+	}
+	return out.String() + err.Error(), exitFailure
+}
+
+// seededRun writes a run of 40 warm requests (60 tokens each, gaps near
+// itlMS with log-normal jitter) started at start, from a seeded generator.
+func seededRun(t *testing.T, dir string, seed uint64, itlMS float64, start time.Time) (string, *runfile.Run) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	run := &runfile.Run{
+		SchemaVersion: runfile.SchemaVersion,
+		StartedAt:     start,
+		Target:        runfile.Target{URL: "http://127.0.0.1:9/v1", Model: "mock", Backend: "mock"},
+		Device:        runfile.Device{Hostname: "bench-host", CPUModel: "Xeon"},
+		Config:        runfile.Config{Suite: "smoke"},
+	}
+	for i := range 40 {
+		ts := int64((150 + rng.NormFloat64()*15) * 1e6)
+		times := []int64{ts}
+		for range 59 {
+			ts += int64(itlMS * math.Exp(rng.NormFloat64()*0.15) * 1e6)
+			times = append(times, ts)
+		}
+		cat := "short"
+		if i%2 == 1 {
+			cat = "complex"
+		}
+		run.Requests = append(run.Requests, runfile.Request{Index: i, RequestID: "r", Category: cat, PromptID: "p", Status: 200,
+			TTFTNS: times[0], E2ENS: ts, OutputTokens: 60, ContentEvents: 60, TokenTimesNS: times})
+	}
+	run.Summarize()
+	path := filepath.Join(dir, start.Format("150405")+".json")
+	if err := run.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	return path, run
+}
+
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	base, _ := seededRun(t, dir, 1, 20, start)
+	same, _ := seededRun(t, dir, 2, 20, start.Add(time.Minute))
+	slow, _ := seededRun(t, dir, 3, 30, start.Add(2*time.Minute))
+
+	out, code := cliRun(t, "compare", base, same)
+	if code != exitOK || strings.Contains(out, "REGRESSION") || !strings.Contains(out, "no regression") {
+		t.Errorf("same profile: exit %d, output:\n%s", code, out)
+	}
+	out, code = cliRun(t, "compare", base, slow)
+	if code != exitRegression || !strings.Contains(out, "REGRESSION") || !strings.Contains(out, "category:complex") {
+		t.Errorf("20 → 30 ms: exit %d (want %d), output:\n%s", code, exitRegression, out)
+	}
+	// A 90 % tolerance swallows a 50 % slowdown (its max gap moves about 65 %).
+	if _, code := cliRun(t, "compare", base, slow, "--tolerance", "90%"); code != exitOK {
+		t.Errorf("--tolerance 90%%: exit %d, want 0", code)
+	}
+	out, code = cliRun(t, "compare", base, slow, "--json")
+	if code != exitRegression || !strings.Contains(out, `"status": "regressed"`) {
+		t.Errorf("--json: exit %d, output lacks a regressed change:\n%.400s", code, out)
+	}
+
+	usage := []struct {
+		name string
+		args []string
+	}{
+		{"one file without against", []string{"compare", base}},
+		{"both forms", []string{"compare", base, slow, "--against", "last"}},
+		{"bad tolerance", []string{"compare", base, slow, "--tolerance", "lots"}},
+		{"bad alpha", []string{"compare", base, slow, "--alpha", "2"}},
+		{"bad floor", []string{"compare", base, slow, "--floor", "2"}},
+		{"three files", []string{"compare", base, slow, same}},
+	}
+	for _, tc := range usage {
+		t.Run(tc.name, func(t *testing.T) {
+			if out, code := cliRun(t, tc.args...); code != exitUsage {
+				t.Errorf("exit %d, want %d; output:\n%s", code, exitUsage, out)
+			}
+		})
+	}
+	if _, code := cliRun(t, "compare", filepath.Join(dir, "missing.json"), slow); code != exitFailure {
+		t.Errorf("missing file: exit %d, want %d", code, exitFailure)
+	}
+}
+
+func TestCompareAgainstLast(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history.db")
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	_, first := seededRun(t, dir, 1, 20, start)
+	_, second := seededRun(t, dir, 2, 20, start.Add(time.Minute))
+	slowPath, slow := seededRun(t, dir, 3, 30, start.Add(2*time.Minute))
+
+	// Nothing recorded yet.
+	if out, code := cliRun(t, "compare", slowPath, "--against", "last", "--history", hist); code != exitFailure || !strings.Contains(out, "no earlier run") {
+		t.Errorf("empty history: exit %d, output:\n%s", code, out)
+	}
+	var ids []int64
+	for _, r := range []*runfile.Run{first, second, slow} { // the bench command records every run, the new one too
+		id, err := store.Record(hist, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	out, code := cliRun(t, "compare", slowPath, "--against", "last", "--history", hist)
+	if code != exitRegression || !strings.Contains(out, "history run 2 ") {
+		t.Errorf("--against last: exit %d (want %d), output:\n%s", code, exitRegression, out)
+	}
+	out, code = cliRun(t, "compare", slowPath, "--against", "1", "--history", hist)
+	if code != exitRegression || !strings.Contains(out, "history run 1 ") {
+		t.Errorf("--against 1: exit %d, output:\n%s", code, out)
+	}
+	if out, code := cliRun(t, "compare", slowPath, "--against", "yesterday", "--history", hist); code != exitUsage {
+		t.Errorf("--against yesterday: exit %d, want %d; output:\n%s", code, exitUsage, out)
+	}
+
+	// history lists the three runs, newest first, under one heading.
+	out, code = cliRun(t, "history", "--history", hist)
+	if code != exitOK {
+		t.Fatalf("history: exit %d, output:\n%s", code, out)
+	}
+	if strings.Count(out, "http://127.0.0.1:9/v1  model mock  device bench-host") != 1 {
+		t.Errorf("history: want one group heading, got:\n%s", out)
+	}
+	i3, i2, i1 := strings.Index(out, "\n  3 "), strings.Index(out, "\n  2 "), strings.Index(out, "\n  1 ")
+	if i3 < 0 || i2 < 0 || i1 < 0 || !(i3 < i2 && i2 < i1) {
+		t.Errorf("history: want runs 3, 2, 1 in that order, got:\n%s", out)
+	}
+	out, _ = cliRun(t, "history", "--history", hist, "--limit", "1")
+	if strings.Contains(out, "\n  2 ") || !strings.Contains(out, "\n  3 ") {
+		t.Errorf("history --limit 1: got:\n%s", out)
+	}
+	out, _ = cliRun(t, "history", "--history", hist, "--target", "http://elsewhere")
+	if !strings.Contains(out, "no runs recorded") {
+		t.Errorf("history of another target: got:\n%s", out)
+	}
+	out, _ = cliRun(t, "history", "--history", hist, "--json")
+	if !strings.Contains(out, `"ID": 3`) || !strings.Contains(out, `"TargetURL": "http://127.0.0.1:9/v1"`) {
+		t.Errorf("history --json: got:\n%.400s", out)
+	}
+	if _, code := cliRun(t, "history", "--history", hist, "--limit", "-1"); code != exitUsage {
+		t.Errorf("--limit -1: exit %d, want %d", code, exitUsage)
+	}
+}

@@ -259,11 +259,29 @@ func Runs(base, cur *runfile.Run, opts Options) Report {
 	rep := Report{Base: side(base), New: side(cur), Options: opts}
 	names, keep, notes := scopes(base, cur)
 	rep.Notes = notes
+	if d := differences(rep.Base, rep.New); d != "" {
+		rep.Notes = append([]string{"the runs differ in " + d + ": the comparison may not mean what it seems"}, rep.Notes...)
+	}
 	for _, name := range names {
 		b, n := collect(base, keep[name]), collect(cur, keep[name])
 		rep.Changes = append(rep.Changes, compareScope(name, b, n, opts)...)
 	}
 	return rep
+}
+
+// differences names what differs between the identities of two runs.
+func differences(a, b Side) string {
+	var d []string
+	if a.Target != b.Target {
+		d = append(d, "target")
+	}
+	if a.Model != b.Model {
+		d = append(d, "model")
+	}
+	if a.Device != b.Device {
+		d = append(d, "device")
+	}
+	return strings.Join(d, ", ")
 }
 
 type metricSpec struct {

@@ -217,3 +217,27 @@ func TestWriteTextMarksRegressions(t *testing.T) {
 		t.Errorf("%d lines marked, want %d", lines, len(rep.Regressions()))
 	}
 }
+
+func TestNotesDifferentTargets(t *testing.T) {
+	a, b := synth(1, 10, 150, 20), synth(2, 10, 150, 20)
+	b.Target.Model, b.Device.Label = "other", "Pixel 8"
+	rep := Runs(a, b, DefaultOptions())
+	if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "differ in model, device") {
+		t.Errorf("notes: got %q, want the differing model and device named", rep.Notes)
+	}
+}
+
+func BenchmarkMannWhitney(b *testing.B) {
+	// A run's pooled gaps: 200 requests of 500 tokens a side.
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, y := make([]float64, 100_000), make([]float64, 100_000)
+	for i := range x {
+		x[i] = math.Round(20 * math.Exp(rng.NormFloat64()*0.2))
+		y[i] = math.Round(21 * math.Exp(rng.NormFloat64()*0.2))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		MannWhitney(x, y)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(x)+len(y)), "ns/sample")
+}

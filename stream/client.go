@@ -18,6 +18,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
@@ -317,6 +320,11 @@ type errorChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
+// chunkOptions parse an event's JSON as leniently as encoding/json does
+// (duplicate names, invalid UTF-8), with the faster v2 decoder: JSON is
+// most of the client's work per event (about half with v1).
+var chunkOptions = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
 // chunk is the part of an [api.Chunk] the client reads: leaving out the
 // id, object and model strings saves their allocations on every event.
 type chunk struct {
@@ -370,7 +378,7 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, tr *Trace, maxTok
 			return
 		}
 		var chunk chunk
-		if err := json.Unmarshal([]byte(ev.Data), &chunk); err != nil {
+		if err := jsonv2.Unmarshal([]byte(ev.Data), &chunk, chunkOptions); err != nil {
 			tr.Err = &Error{Kind: KindMalformed, Status: tr.Status, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", tr.Events, err), Err: err}
 			return
 		}

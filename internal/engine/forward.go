@@ -124,15 +124,20 @@ func (j *attnJob) runRows(w, lo, hi int) {
 		q := s.q[b*qd+h*hd : b*qd+(h+1)*hd]
 		off := base + (h/group)*hd
 		sc := scores[:p+1]
+		kc := s.kCache[off : off+p*kvd+hd]
 		for t := range sc {
-			k := s.kCache[off+t*kvd : off+t*kvd+hd]
-			sc[t] = dot(q, k) * scale
+			sc[t] = dotSmall(q, kc[t*kvd:t*kvd+hd]) * scale
 		}
 		softmax(sc)
 		out := s.att[b*qd+h*hd : b*qd+(h+1)*hd]
 		clear(out)
+		vc := s.vCache[off : off+p*kvd+hd]
 		for t, a := range sc {
-			axpy(out, a, s.vCache[off+t*kvd:off+t*kvd+hd])
+			v := vc[t*kvd : t*kvd+hd]
+			v = v[:len(out)]
+			for j := range out {
+				out[j] += a * v[j]
+			}
 		}
 	}
 }

@@ -28,6 +28,18 @@ func dot(a, b []float32) float32 {
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
+// dotSmall is dot for short vectors (an attention head, len(a) a multiple
+// of 2): four accumulators, small enough to be inlined.
+func dotSmall(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1 float32
+	for i := 0; i+1 < len(a); i += 2 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+	}
+	return s0 + s1
+}
+
 // axpy adds a*x to y.
 func axpy(y []float32, a float32, x []float32) {
 	x = x[:len(y)]
@@ -80,7 +92,7 @@ func softmax(x []float32) {
 	}
 	var sum float32
 	for i, v := range x {
-		e := float32(math.Exp(float64(v - mx)))
+		e := expf(v - mx)
 		x[i] = e
 		sum += e
 	}
@@ -94,7 +106,7 @@ func softmax(x []float32) {
 func swiglu(gate, up []float32) {
 	up = up[:len(gate)]
 	for i, g := range gate {
-		gate[i] = g / (1 + float32(math.Exp(float64(-g)))) * up[i]
+		gate[i] = g / (1 + expf(-g)) * up[i]
 	}
 }
 
@@ -170,4 +182,43 @@ func dot4(w, x0, x1, x2, x3 []float32) (s0, s1, s2, s3 float32) {
 		s3 += a * x3[i]
 	}
 	return s0 + t0, s1 + t1, s2 + t2, s3 + t3
+}
+
+// expf returns e**x in float32 to within about 2 ulp, several times faster
+// than math.Exp: x = n·ln2 + r with |r| ≤ ln2/2, e**r by a degree-6
+// polynomial, and 2**n put into the exponent bits.
+func expf(x float32) float32 {
+	if !(x >= -87.33 && x <= 88.72) {
+		switch {
+		case x > 88.72:
+			return float32(math.Inf(1))
+		case x < -87.33:
+			return 0
+		}
+		return x // NaN
+	}
+	const (
+		log2e = 1.44269504088896341
+		ln2hi = 0.693359375
+		ln2lo = -2.12194440e-4
+	)
+	t := x * log2e
+	if t < 0 {
+		t -= 0.5
+	} else {
+		t += 0.5
+	}
+	n := float32(int32(t)) // round to nearest
+	r := x - n*ln2hi - n*ln2lo
+	p := float32(1.0/720)
+	p = p*r + 1.0/120
+	p = p*r + 1.0/24
+	p = p*r + 1.0/6
+	p = p*r + 0.5
+	p = p*r + 1
+	p = p*r + 1
+	if n > 127 { // 2**128 is not a float32, but e**x may still be
+		return p * 2 * math.Float32frombits(uint32(int32(n)+126)<<23)
+	}
+	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
 }

@@ -210,7 +210,7 @@ func expf(x float32) float32 {
 	}
 	n := float32(int32(t)) // round to nearest
 	r := x - n*ln2hi - n*ln2lo
-	p := float32(1.0/720)
+	p := float32(1.0 / 720)
 	p = p*r + 1.0/120
 	p = p*r + 1.0/24
 	p = p*r + 1.0/6

@@ -55,7 +55,8 @@ type Client struct {
 	// APIKey, when set, is sent as "Authorization: Bearer KEY".
 	APIKey string
 	// Header holds extra headers sent with every request; they replace the
-	// client's own headers of the same name.
+	// client's own headers of the same name, except X-Request-ID, which
+	// is always [Request.ID].
 	Header http.Header
 	// NoUsage stops the client asking for usage
 	// (stream_options.include_usage), for servers that reject the field.
@@ -260,10 +261,10 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, req Request, tr *
 	c.setHeaders(hreq.Header)
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
-	hreq.Header.Set(api.HeaderRequestID, tr.RequestID)
 	for k, vs := range c.Header {
 		hreq.Header[http.CanonicalHeaderKey(k)] = vs
 	}
+	hreq.Header.Set(api.HeaderRequestID, tr.RequestID) // Request.ID, never Header, names the request
 
 	resp, err := hc.Do(hreq)
 	headers := time.Since(start)

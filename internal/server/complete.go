@@ -73,7 +73,7 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	e := &entry{id: id, keyHash: key, cancel: cancel, done: make(chan struct{})}
+	e := &entry{id: id, keyHash: key, cancel: cancel, canceled: ctx.Done(), done: make(chan struct{})}
 	if !s.reg.add(e) {
 		writeError(w, http.StatusConflict, "invalid_request_error", api.HeaderRequestID, "duplicate_request_id", "a request with this id is already running")
 		return

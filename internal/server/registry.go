@@ -46,6 +46,8 @@ type entry struct {
 	id      string
 	keyHash [32]byte
 	cancel  context.CancelCauseFunc
+	// canceled is the request context's Done channel.
+	canceled <-chan struct{}
 
 	// produced counts tokens emitted to the client; afterAbort counts
 	// tokens the backend produced after the request's context was done.

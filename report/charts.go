@@ -425,7 +425,23 @@ func timeline(t timelineFor, o Options) Chart {
 	c.Text(w-right, h-10, "ms from the user action", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
 	c.Text(12, top-6, "tokens", svg.A("fill", colMuted))
 
-	// Stall bands under the line.
+	// TTFT along the baseline, then the staircase.
+	t0 := xs.Map(stats.Millis(q.TokenTimesNS[0]))
+	c.Line(left, h-bottom, t0, h-bottom, svg.A("stroke", colModel), svg.A("stroke-width", "2"), svg.A("stroke-dasharray", "4,3"))
+	ttft := "TTFT " + fmtMS(stats.Millis(q.TTFTNS)) + " ms"
+	if t0-left > textWidth(ttft)+8 { // otherwise the key above names it
+		c.Text(t0-4, h-bottom-6, ttft, svg.A("fill", colModel), svg.A("text-anchor", "end"))
+	}
+	p := (&svg.PathData{}).MoveTo(left, ys.Map(0))
+	prev := 0
+	for i, tns := range q.TokenTimesNS {
+		p.H(xs.Map(stats.Millis(tns))).V(ys.Map(float64(cum[i])))
+		prev = cum[i]
+	}
+	p.H(xs.Map(stats.Millis(endNS)))
+	c.Path(p, svg.Class("staircase"), svg.A("fill", "none"), svg.A("stroke", colModel), svg.A("stroke-width", "1.5"))
+	c.Text(xs.Map(stats.Millis(endNS)), ys.Map(float64(prev))-6, fmt.Sprintf("%d tokens", prev), svg.A("fill", colText), svg.A("text-anchor", "end"))
+	// Stalls over the line, so the red shows.
 	for _, s := range stalls {
 		x0, x1 := xs.Map(stats.Millis(s.FromNS)), xs.Map(stats.Millis(s.ToNS))
 		c.Group(svg.Class("stall"), svg.A("data-gap-ms", fmtMS(s.GapMS)), svg.A("data-after-token", strconv.Itoa(s.After)))
@@ -443,22 +459,6 @@ func timeline(t timelineFor, o Options) Chart {
 		c.End()
 	}
 
-	// TTFT along the baseline, then the staircase.
-	t0 := xs.Map(stats.Millis(q.TokenTimesNS[0]))
-	c.Line(left, h-bottom, t0, h-bottom, svg.A("stroke", colModel), svg.A("stroke-width", "2"), svg.A("stroke-dasharray", "4,3"))
-	ttft := "TTFT " + fmtMS(stats.Millis(q.TTFTNS)) + " ms"
-	if t0-left > textWidth(ttft)+8 { // otherwise the key above names it
-		c.Text(t0-4, h-bottom-6, ttft, svg.A("fill", colModel), svg.A("text-anchor", "end"))
-	}
-	p := (&svg.PathData{}).MoveTo(left, ys.Map(0))
-	prev := 0
-	for i, tns := range q.TokenTimesNS {
-		p.H(xs.Map(stats.Millis(tns))).V(ys.Map(float64(cum[i])))
-		prev = cum[i]
-	}
-	p.H(xs.Map(stats.Millis(endNS)))
-	c.Path(p, svg.Class("staircase"), svg.A("fill", "none"), svg.A("stroke", colModel), svg.A("stroke-width", "1.5"))
-	c.Text(xs.Map(stats.Millis(endNS)), ys.Map(float64(prev))-6, fmt.Sprintf("%d tokens", prev), svg.A("fill", colText), svg.A("text-anchor", "end"))
 	if !q.OK() {
 		c.Text(xs.Map(stats.Millis(endNS)), ys.Map(float64(prev))+14, "error: "+orDash(q.ErrorKind), svg.A("fill", colStall), svg.A("text-anchor", "end"))
 	}

@@ -64,7 +64,8 @@ func Find() (string, error) {
 var Flags = []string{
 	"headless", "no-sandbox", "disable-gpu", "disable-quic", "no-first-run",
 	"disable-background-networking", "disable-component-update", "disable-sync",
-	"disable-dev-shm-usage", "hide-scrollbars", "mute-audio", "no-default-browser-check",
+	"disable-dev-shm-usage", "disable-breakpad", "disable-crash-reporter", "hide-scrollbars", "mute-audio",
+	"no-default-browser-check",
 }
 
 // Start starts a headless Chromium and returns a chromedp context whose
@@ -111,13 +112,14 @@ func FileURL(path string) (string, error) {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String(), nil
 }
 
-// Open navigates tab to the local file at path and waits for its body.
+// Open navigates tab to the local file at path (HTML or SVG) and waits
+// until its document is loaded.
 func Open(tab context.Context, path string) error {
 	u, err := FileURL(path)
 	if err != nil {
 		return err
 	}
-	if err := chromedp.Do(tab, chromedp.Navigate(u), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
+	if err := chromedp.Do(tab, chromedp.Navigate(u), chromedp.WaitReady(chromedp.CSS(":root"))); err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	return nil

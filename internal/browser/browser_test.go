@@ -104,4 +104,20 @@ func TestOpenAndEvaluate(t *testing.T) {
 	if got, want := n, 2; got != want {
 		t.Errorf("page has %d p.x elements, want %d", got, want)
 	}
+
+	// An SVG document has no body; Open must still return.
+	svg := filepath.Join(dir, "c.svg")
+	if err := os.WriteFile(svg, []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect class="r" width="5" height="5"/></svg>`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Open(tab, svg); err != nil {
+		t.Fatal(err)
+	}
+	n, err = chromedp.Run(tab, chromedp.Evaluate[int](`document.querySelectorAll("rect.r").length`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := n, 1; got != want {
+		t.Errorf("svg has %d rect.r elements, want %d", got, want)
+	}
 }

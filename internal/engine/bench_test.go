@@ -83,6 +83,8 @@ func benchLoad(b *testing.B, i int, ctx int) *Model {
 	} else {
 		ctx = 0 // the model's own 128
 	}
+	// Reset the peak RSS (VmHWM) so each benchmark reports its own.
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 	m := loadModel(b, path, Options{Ctx: ctx})
 	if _, err := m.Warmup(b.Context()); err != nil {
 		b.Fatal(err)

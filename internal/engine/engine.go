@@ -80,6 +80,7 @@ type Model struct {
 	pool     *pool
 	ctx      int
 	batch    int
+	vocabOut int       // tokens that may be sampled: the tokenizer's vocabulary
 	ropeCos  []float32 // (ctx, rope_dim/2)
 	ropeSin  []float32 // (ctx, rope_dim/2)
 	template chatTemplate
@@ -157,7 +158,7 @@ func newModel(f *gguf.File, opts Options) (*Model, error) {
 		batch = DefaultBatch
 	}
 	batch = min(batch, n, 4096)
-	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, pool: newPool(threads)}
+	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, vocabOut: tok.VocabSize(), pool: newPool(threads)}
 	m.ropeCos, m.ropeSin = ropeTable(cfg, n)
 	tmpl, _ := f.String("tokenizer.chat_template")
 	m.template = detectTemplate(tmpl)

@@ -112,7 +112,8 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 			res.Decode = s.now().Sub(decStart)
 			return res, err
 		}
-		tok := s.smp.sample(s.st.logits, &p, s.recentTokens())
+		// Rows past the tokenizer's vocabulary (padding) are never sampled.
+		tok := s.smp.sample(s.st.logits[:m.vocabOut], &p, s.recentTokens())
 		if m.tok != nil && m.tok.IsEOG(tok) {
 			res.StopReason = "stop"
 			res.Decode = s.now().Sub(decStart)

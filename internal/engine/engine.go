@@ -200,8 +200,8 @@ type Info struct {
 	Template     string         `json:"chat_template"` // recognised chat template family
 }
 
-// Info returns a description of the model. The first call hashes the file
-// unless Warmup already did.
+// Info returns a description of the model. The first call hashes the
+// whole file (about a second per GB), later calls reuse the hash.
 func (m *Model) Info() Info {
 	name, _ := m.file.String("general.name")
 	types := map[string]int{}
@@ -242,8 +242,7 @@ func TypeSummary(types map[string]int) string {
 	return s
 }
 
-// hash returns the sha256 of the file, computing it once; reading every
-// byte also pages the whole file in.
+// hash returns the sha256 of the file, computing it once.
 func (m *Model) hash() string {
 	m.hashOnce.Do(func() {
 		h := sha256.Sum256(m.file.Data())

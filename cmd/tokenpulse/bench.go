@@ -1,5 +1,3 @@
-//go:build wip
-
 package main
 
 import (
@@ -104,6 +102,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
 	if err != nil {
+		return usageErr(err)
+	}
+	if _, err := f.outputs.formats(); err != nil {
 		return usageErr(err)
 	}
 	header, err := parseHeaders(f.headers)

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tokenpulse/tokenpulse/internal/store"
+	"github.com/tokenpulse/tokenpulse/report"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// outputFlags are the flags that decide where a judged run goes: reports,
+// the history store, object storage and alerts.
+type outputFlags struct {
+	reports   []string
+	color     bool
+	history   string
+	noHistory bool
+}
+
+func (o *outputFlags) register(fl *pflag.FlagSet) {
+	fl.StringSliceVar(&o.reports, "report", nil, "reports to write beside run.json: html, svg, junit, md, text, or all (comma-separated)")
+	fl.BoolVar(&o.color, "color", false, "colour the terminal summary")
+	fl.StringVar(&o.history, "history", "", "history database (SQLite; default under the user's data directory)")
+	fl.BoolVar(&o.noHistory, "no-history", false, "do not record the run in the history database")
+}
+
+// formats returns the report formats asked for, expanding "all".
+func (o *outputFlags) formats() ([]string, error) {
+	var out []string
+	for _, f := range o.reports {
+		switch f = strings.TrimSpace(strings.ToLower(f)); f {
+		case "all":
+			return []string{"html", "svg", "junit", "md", "text"}, nil
+		case "html", "svg", "junit", "md", "text":
+			out = append(out, f)
+		case "":
+		default:
+			return nil, fmt.Errorf("--report %q: want html, svg, junit, md, text or all", f)
+		}
+	}
+	return out, nil
+}
+
+// emit prints the summary to stdout and writes the asked reports to dir.
+func (o *outputFlags) emit(_ context.Context, stdout, stderr io.Writer, run *runfile.Run, dir string) error {
+	opts := report.Options{Color: o.color}
+	if err := report.Text(stdout, run, opts); err != nil {
+		return err
+	}
+	formats, err := o.formats()
+	if err != nil {
+		return usageErr(err)
+	}
+	if len(formats) > 0 {
+		opts.Formats = formats
+		if err := report.WriteAll(dir, run, opts); err != nil {
+			return fmt.Errorf("writing reports: %w", err)
+		}
+		fmt.Fprintf(stderr, "tokenpulse: reports (%s) written to %s\n", strings.Join(formats, ", "), dir)
+	}
+	if !o.noHistory {
+		path := o.history
+		if path == "" {
+			p, err := store.DefaultPath()
+			if err != nil {
+				return fmt.Errorf("history: %w (use --history FILE or --no-history)", err)
+			}
+			path = p
+		}
+		id, err := store.Record(path, run)
+		if err != nil {
+			return fmt.Errorf("recording the run in the history %s: %w", path, err)
+		}
+		fmt.Fprintf(stderr, "tokenpulse: recorded as run %d in %s\n", id, path)
+	}
+	return nil
+}

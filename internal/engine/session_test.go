@@ -274,3 +274,50 @@ func TestConcurrentSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplerDistribution checks that sampling follows the tempered
+// softmax: frequencies over many draws match the probabilities.
+func TestSamplerDistribution(t *testing.T) {
+	logits := []float32{2, 1, 0.5, 0, -1}
+	cases := []struct {
+		name string
+		p    Params
+	}{
+		{"T=1", Params{Temperature: 1}},
+		{"T=0.5", Params{Temperature: 0.5}},
+		{"T=2 top-k 3", Params{Temperature: 2, TopK: 3}},
+	}
+	const draws = 40000
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := len(logits)
+			if c.p.TopK > 0 {
+				n = c.p.TopK
+			}
+			want := make([]float64, n)
+			var sum float64
+			for i := range want {
+				want[i] = math.Exp(float64(logits[i]) / float64(c.p.Temperature))
+				sum += want[i]
+			}
+			smp := newSampler(len(logits))
+			smp.seed(42)
+			counts := make([]int, len(logits))
+			for i := 0; i < draws; i++ {
+				counts[smp.sample(slices.Clone(logits), &c.p, nil)]++
+			}
+			for i := range counts {
+				p := 0.0
+				if i < n {
+					p = want[i] / sum
+				}
+				got := float64(counts[i]) / draws
+				// 5 standard errors of a binomial proportion, at least 0.002.
+				tol := max(5*math.Sqrt(p*(1-p)/draws), 0.002)
+				if math.Abs(got-p) > tol {
+					t.Errorf("token %d: frequency %.4f, want %.4f ± %.4f", i, got, p, tol)
+				}
+			}
+		})
+	}
+}

@@ -81,6 +81,7 @@ type Server struct {
 	keys    [][]byte // accepted API keys; empty = no auth
 	log     *slog.Logger
 	m       *metrics
+	prom    *prometheus.Registry
 	reg     *registry
 	adm     *admission
 	handler http.Handler
@@ -151,7 +152,7 @@ func New(b Backend, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
-	s.m = m
+	s.m, s.prom = m, reg
 	s.warm.Store(&api.Health{Status: "warming", Model: first(b.Models())})
 	s.handler = s.routes(reg)
 	return s, nil

@@ -6,9 +6,10 @@
 //
 //	reqs, err := bench.Run(ctx, bench.Config{Client: c, Prompts: s.Sample(20, 1), Concurrency: 4})
 //
-// Cancelling ctx stops the run: requests in flight end as "cancelled",
-// requests not yet sent are not recorded, and Run returns what was
-// measured together with ctx's error, so the caller can still write it.
+// Cancelling ctx stops the run: requests in flight are cut short and, like
+// requests not yet sent, not recorded (they measured nothing about the
+// target), and Run returns what was measured together with ctx's error, so
+// the caller can still write it.
 //
 // Run is safe to call from several goroutines with different configs.
 package bench
@@ -80,6 +81,9 @@ func Run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 	prog := progress{cfg: cfg, total: total}
 	if cfg.ColdPrompt != nil {
 		r := one(ctx, cfg, *cfg.ColdPrompt)
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
 		r.Cold = true
 		r.Index = len(out)
 		out = append(out, r)
@@ -93,6 +97,9 @@ func Run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 			return out, ctx.Err()
 		}
 		r := one(ctx, cfg, p)
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
 		r.Warmup = true
 		r.Index = len(out)
 		out = append(out, r)
@@ -123,6 +130,9 @@ func closedLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Reque
 			defer wg.Done()
 			for i := range next {
 				r := one(ctx, cfg, cfg.Prompts[i])
+				if ctx.Err() != nil && r.ErrorKind == "cancelled" {
+					continue // cut short by the run's end, not measured
+				}
 				results[i] = slot{r: r, done: true}
 				prog.add("measure", &results[i].r)
 			}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
 )
 
 func bundledModel(t testing.TB, opts Options) *Model {
@@ -319,5 +321,26 @@ func TestSamplerDistribution(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDecodeStepAllocatesNothing holds the decode loop to no allocation
+// per token: a forward pass on the pool plus sampling.
+func TestDecodeStepAllocatesNothing(t *testing.T) {
+	path := synthFile(t, SynthSpec{Arch: "qwen2", Dim: 256, Layers: 1, Heads: 4, KVHeads: 2, FFN: 512, Vocab: 400, Ctx: 256, Type: quant.Q8_0, Seed: 4})
+	for _, threads := range []int{1, 2} {
+		m := loadModel(t, path, Options{Threads: threads})
+		s := m.NewSession()
+		pos := 0
+		p := Params{Temperature: 0.8, TopK: 40, TopP: 0.9, RepeatPenalty: 1.1}
+		allocs := testing.AllocsPerRun(100, func() {
+			s.one[0] = s.smp.sample(s.st.logits, &p, s.recentTokens())
+			s.remember(s.one[0])
+			m.forward(s.st, s.one[:], pos)
+			pos++
+		})
+		if allocs != 0 {
+			t.Errorf("%d threads: %v allocations per decode step, want 0", threads, allocs)
+		}
 	}
 }

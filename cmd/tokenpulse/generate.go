@@ -64,6 +64,9 @@ bundled stories260K model is used.
 
 func runGenerate(ctx context.Context, stdout, stderr io.Writer, opts engine.Options, p engine.Params, prompt string, chat bool) error {
 	m, err := engine.Load(ctx, opts)
+	if errors.Is(err, engine.ErrOption) {
+		return usageErr(err)
+	}
 	if err != nil {
 		return err
 	}

@@ -44,11 +44,15 @@ import (
 
 // ErrUnsupported is returned for a model the engine cannot run (an
 // architecture or feature it does not implement).
-var ErrUnsupported = errors.New("engine: unsupported model")
+var ErrUnsupported = errors.New("unsupported model")
 
 // ErrContextFull is returned when a prompt and the tokens asked for do not
 // fit in the session's context.
-var ErrContextFull = errors.New("engine: context full")
+var ErrContextFull = errors.New("context full")
+
+// ErrOption is returned by Load for an option out of range (a context
+// larger than the model's, a negative size).
+var ErrOption = errors.New("invalid option")
 
 // Options configure Load.
 type Options struct {
@@ -140,13 +144,13 @@ func newModel(f *gguf.File, opts Options) (*Model, error) {
 	limit := int(float64(cfg.CtxTrain) * cfg.RopeScale)
 	switch {
 	case n < 0:
-		return nil, fmt.Errorf("engine: context size %d is negative", n)
+		return nil, fmt.Errorf("engine: context size %d is negative: %w", n, ErrOption)
 	case n == 0:
 		n = min(DefaultCtx, limit)
 	case n > limit:
-		return nil, fmt.Errorf("engine: context size %d exceeds the model's %d", n, limit)
+		return nil, fmt.Errorf("engine: context size %d exceeds the model's %d: %w", n, limit, ErrOption)
 	case n > maxCtx:
-		return nil, fmt.Errorf("engine: context size %d exceeds %d", n, maxCtx)
+		return nil, fmt.Errorf("engine: context size %d exceeds %d: %w", n, maxCtx, ErrOption)
 	}
 	threads := opts.Threads
 	if threads <= 0 {

@@ -162,8 +162,8 @@ func TestContextLimits(t *testing.T) {
 	if res.StopReason != "context" || len(got) != 16-len(onceUpon)+1 {
 		t.Errorf("MaxTokens 0: %d tokens, stop %q; want %d, context", len(got), res.StopReason, 16-len(onceUpon)+1)
 	}
-	if _, err := Load(context.Background(), Options{Ctx: 100000}); err == nil {
-		t.Error("Load accepted a context larger than the model's")
+	if _, err := Load(context.Background(), Options{Ctx: 100000}); !errors.Is(err, ErrOption) {
+		t.Errorf("Load with a context larger than the model's: err = %v, want ErrOption", err)
 	}
 	if _, err := s.Generate(context.Background(), []int32{1, 9999}, Params{MaxTokens: 1}, func(Token) error { return nil }); err == nil {
 		t.Error("Generate accepted a token outside the vocabulary")

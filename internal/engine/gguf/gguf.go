@@ -56,10 +56,10 @@ const (
 // ErrUnsupported marks a well-formed file using a feature this reader does
 // not handle; for an unknown tensor type the error also wraps
 // [quant.ErrUnsupported].
-var ErrUnsupported = errors.New("gguf: unsupported")
+var ErrUnsupported = errors.New("unsupported")
 
 // ErrFormat marks a malformed or hostile file.
-var ErrFormat = errors.New("gguf: malformed file")
+var ErrFormat = errors.New("malformed file")
 
 // ValueType is the type tag of a metadata value.
 type ValueType uint32

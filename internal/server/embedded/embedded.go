@@ -1,0 +1,267 @@
+// Package embedded is the [server.Backend] over tokenpulse's own pure-Go
+// engine (package engine): `tokenpulse serve` with no --upstream.
+//
+// The backend keeps one engine session per parallel slot (each owns its KV
+// cache, allocated once for the whole context); a request borrows a session
+// for the length of its generation. The server's admission already bounds
+// how many requests generate at once, so a request never waits here when
+// the server and the backend are given the same Parallel.
+//
+// A prompt that does not fit in the context is rejected with a
+// [server.RequestError] (400, code "context_length_exceeded") before any
+// token; a request asking for more tokens than the context has room for
+// after its prompt gets what fits, ending with finish reason "length".
+// Stop sequences end the answer before the token that completes one;
+// text of a stop sequence that spans tokens may already have been sent when
+// the match completes (the stream is not held back to wait for it, which
+// would distort the token gaps being measured).
+//
+// Example:
+//
+//	b, err := embedded.Load(ctx, embedded.Options{Parallel: 1}) // the bundled model
+//	if err != nil { ... }
+//	defer b.Close()
+//	s, _ := server.New(b, server.Options{Parallel: 1})
+//	_ = s.WarmUp(ctx)
+//
+// A Backend is safe for concurrent use.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/internal/engine"
+	"github.com/tokenpulse/tokenpulse/internal/server"
+)
+
+// BundledName is the model name the bundled model is served under.
+const BundledName = "stories260K"
+
+// Options configures [Load].
+type Options struct {
+	// Engine is passed to engine.Load (ModelPath "" = the bundled model).
+	Engine engine.Options
+	// Parallel is the number of sessions (default 1); give the server the
+	// same number.
+	Parallel int
+	// Name is the model name served (default: BundledName for the bundled
+	// model, else the file's name without ".gguf").
+	Name string
+	// RepeatPenalty is applied to every request (0 = off); the OpenAI API
+	// has no field for it.
+	RepeatPenalty float32
+}
+
+// Backend serves requests from an engine model. Build it with [Load] or
+// [New].
+type Backend struct {
+	m       *engine.Model
+	name    string
+	repeat  float32
+	owned   bool // Close closes the model
+	pool    chan *engine.Session
+	mu      sync.Mutex
+	made    int
+	maxMade int
+}
+
+// Load loads the model of o.Engine and returns a backend that owns it.
+func Load(ctx context.Context, o Options) (*Backend, error) {
+	m, err := engine.Load(ctx, o.Engine)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: %w", err)
+	}
+	name := o.Name
+	if name == "" {
+		name = ModelName(o.Engine.ModelPath)
+	}
+	b := New(m, name, o.Parallel)
+	b.repeat, b.owned = o.RepeatPenalty, true
+	return b, nil
+}
+
+// ModelName is the name a model file is served under by default.
+func ModelName(path string) string {
+	if path == "" {
+		return BundledName
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".gguf")
+}
+
+// New returns a backend over a loaded model with parallel sessions
+// (default 1). The caller keeps ownership of m.
+func New(m *engine.Model, name string, parallel int) *Backend {
+	parallel = max(parallel, 1)
+	return &Backend{m: m, name: name, pool: make(chan *engine.Session, parallel), maxMade: parallel}
+}
+
+// Close closes the model when the backend loaded it.
+func (b *Backend) Close() error {
+	if b.owned {
+		return b.m.Close()
+	}
+	return nil
+}
+
+// Model returns the engine model.
+func (b *Backend) Model() *engine.Model { return b.m }
+
+// Models returns the one model name served.
+func (b *Backend) Models() []string { return []string{b.name} }
+
+// Warmup pages the weights in, allocates a KV cache and runs one forward
+// pass (engine.Model.Warmup), then allocates the other slots' sessions.
+func (b *Backend) Warmup(ctx context.Context) (*api.Warmup, error) {
+	w, err := b.m.Warmup(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: %w", err)
+	}
+	// The first session made now is the one warm-up touched; make the
+	// rest too, so no request pays for a KV cache.
+	var got []*engine.Session
+	for range b.maxMade {
+		s, err := b.session(ctx)
+		if err != nil {
+			return nil, err
+		}
+		got = append(got, s)
+	}
+	for _, s := range got {
+		b.pool <- s
+	}
+	return &api.Warmup{
+		LoadNS: int64(w.Load), PageInNS: int64(w.PageIn), KVInitNS: int64(w.KVInit),
+		FirstForwardNS: int64(w.FirstForward), TotalNS: int64(w.Total),
+	}, nil
+}
+
+// session borrows a session, making one while fewer than Parallel exist.
+func (b *Backend) session(ctx context.Context) (*engine.Session, error) {
+	select {
+	case s := <-b.pool:
+		return s, nil
+	default:
+	}
+	b.mu.Lock()
+	if b.made < b.maxMade {
+		b.made++
+		b.mu.Unlock()
+		return b.m.NewSession(), nil
+	}
+	b.mu.Unlock()
+	select {
+	case s := <-b.pool:
+		return s, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// errStopSequence ends generation at a stop sequence.
+var errStopSequence = errors.New("stop sequence")
+
+// Generate tokenizes the request, borrows a session and generates,
+// emitting each token as it leaves the engine. The engine checks ctx
+// before every token.
+func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit func(server.Piece) error) (server.GenResult, error) {
+	var res server.GenResult
+	tok := b.m.Tokenizer()
+	var prompt []int32
+	if req.Chat {
+		msgs := make([]engine.Message, len(req.Messages))
+		for i, m := range req.Messages {
+			role := m.Role
+			switch role {
+			case "developer":
+				role = "system"
+			case "tool":
+				role = "user"
+			}
+			msgs[i] = engine.Message{Role: role, Content: string(m.Content)}
+		}
+		prompt = tok.Encode(b.m.ApplyChat(msgs), true, true)
+	} else {
+		prompt = tok.Encode(req.Prompt, true, false)
+	}
+	ctxLen := b.m.Ctx()
+	if len(prompt) >= ctxLen {
+		return res, &server.RequestError{
+			Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "messages", Code: "context_length_exceeded",
+			Message: fmt.Sprintf("the prompt is %d tokens; this model's context is %d, leaving no room for an answer", len(prompt), ctxLen),
+		}
+	}
+	maxTokens := min(req.MaxTokens, ctxLen-len(prompt))
+
+	s, err := b.session(ctx)
+	if err != nil {
+		return res, err
+	}
+	defer func() { b.pool <- s }()
+
+	p := engine.Params{
+		MaxTokens: maxTokens, Temperature: float32(req.Temperature), TopP: float32(req.TopP),
+		TopK: req.TopK, MinP: float32(req.MinP), RepeatPenalty: b.repeat, Seed: uint64(req.Seed),
+	}
+	var text strings.Builder
+	stopped := false
+	out, err := s.Generate(ctx, prompt, p, func(t engine.Token) error {
+		piece := t.Text
+		if len(req.Stop) > 0 {
+			before := text.Len()
+			text.WriteString(t.Text)
+			if i := firstStop(text.String(), req.Stop, before); i >= 0 {
+				stopped = true
+				if i > before {
+					if err := emit(server.Piece{Text: text.String()[before:i], Tokens: 1, At: t.At}); err != nil {
+						return err
+					}
+				}
+				return errStopSequence
+			}
+		}
+		return emit(server.Piece{Text: piece, Tokens: 1, At: t.At})
+	})
+	res = server.GenResult{PromptTokens: out.PromptTokens, OutputTokens: out.OutputTokens, Prefill: out.Prefill, Decode: out.Decode}
+	switch {
+	case stopped && errors.Is(err, errStopSequence):
+		res.FinishReason = "stop"
+		return res, nil
+	case errors.Is(err, engine.ErrContextFull):
+		return res, &server.RequestError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "messages", Code: "context_length_exceeded", Message: err.Error()}
+	case err != nil:
+		return res, err
+	}
+	switch out.StopReason {
+	case "length", "context":
+		res.FinishReason = "length"
+	default:
+		res.FinishReason = "stop"
+	}
+	return res, nil
+}
+
+// firstStop returns where the earliest stop sequence starts in text, when
+// one ends after byte from (so it was completed by the latest token), or
+// -1.
+func firstStop(text string, stops []string, from int) int {
+	best := -1
+	for _, s := range stops {
+		if s == "" {
+			continue
+		}
+		start := max(from-len(s)+1, 0)
+		if i := strings.Index(text[start:], s); i >= 0 && (best < 0 || start+i < best) {
+			best = start + i
+		}
+	}
+	return best
+}
+
+var _ server.Backend = (*Backend)(nil)

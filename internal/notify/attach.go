@@ -1,0 +1,18 @@
+package notify
+
+import (
+	"github.com/tokenpulse/tokenpulse/report"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// Timelines returns the token-arrival timelines of the run's offending
+// requests (report.Timelines, the same charts as the HTML report's) as SVG
+// attachments named like the report's chart files:
+// "timeline-7-complex-02.svg".
+func Timelines(run *runfile.Run, o report.Options) []Attachment {
+	var out []Attachment
+	for _, c := range report.Timelines(run, o) {
+		out = append(out, Attachment{Name: c.Name + ".svg", ContentType: "image/svg+xml", Data: c.SVG})
+	}
+	return out
+}

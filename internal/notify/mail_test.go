@@ -98,6 +98,12 @@ func (s *smtpSession) Logout() error { return nil }
 
 // startSMTPD starts the server; with tlsConf it offers STARTTLS.
 func startSMTPD(t *testing.T, tlsConf *tls.Config, user, pass string) *smtpd {
+	return startSMTPDOn(t, tlsConf, false, user, pass)
+}
+
+// startSMTPDOn starts the server; with implicit it speaks TLS (tlsConf)
+// from the first byte, as on port 465.
+func startSMTPDOn(t *testing.T, tlsConf *tls.Config, implicit bool, user, pass string) *smtpd {
 	t.Helper()
 	d := &smtpd{user: user, pass: pass}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
@@ -113,6 +119,9 @@ func startSMTPD(t *testing.T, tlsConf *tls.Config, user, pass string) *smtpd {
 		t.Fatal(err)
 	}
 	d.addr = l.Addr().String()
+	if implicit {
+		l = tls.NewListener(l, tlsConf)
+	}
 	done := make(chan struct{})
 	go func() { srv.Serve(l); close(done) }()
 	// Closing the listener too ends Serve even when Close came first.
@@ -211,17 +220,19 @@ func parseMail(t *testing.T, data []byte) (*mail.Message, []part) {
 func TestMailToRealSMTPServer(t *testing.T) {
 	serverTLS, clientTLS := selfSigned(t)
 	tests := []struct {
-		name    string
-		tlsConf *tls.Config
-		user    string
-		mode    TLSMode
+		name     string
+		tlsConf  *tls.Config
+		implicit bool
+		user     string
+		mode     TLSMode
 	}{
-		{"plain relay on loopback", nil, "", NoTLS},
-		{"STARTTLS with AUTH PLAIN", serverTLS, "ci-bot", StartTLS},
+		{"plain relay on loopback", nil, false, "", NoTLS},
+		{"STARTTLS with AUTH PLAIN", serverTLS, false, "ci-bot", StartTLS},
+		{"implicit TLS with AUTH PLAIN", serverTLS, true, "ci-bot", ImplicitTLS},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := startSMTPD(t, tt.tlsConf, tt.user, "s3cret")
+			d := startSMTPDOn(t, tt.tlsConf, tt.implicit, tt.user, "s3cret")
 			run := reporttest.StallRun()
 			msg := Build(run, reportURL, []string{"ttft.p95 overall: 80 → 120 ms"})
 			atts := Timelines(run, report.Options{})
@@ -246,8 +257,8 @@ func TestMailToRealSMTPServer(t *testing.T) {
 			if r.from != cfg.From || strings.Join(r.to, ",") != "perf@example.com,oncall@example.com" {
 				t.Errorf("envelope from %q to %v", r.from, r.to)
 			}
-			if r.tls != (tt.mode == StartTLS) || r.user != tt.user {
-				t.Errorf("tls %v, user %q; want tls %v, user %q", r.tls, r.user, tt.mode == StartTLS, tt.user)
+			if r.tls != (tt.mode != NoTLS) || r.user != tt.user {
+				t.Errorf("tls %v, user %q; want tls %v, user %q", r.tls, r.user, tt.mode != NoTLS, tt.user)
 			}
 
 			m, parts := parseMail(t, r.data)
@@ -302,6 +313,17 @@ func TestMailRefusals(t *testing.T) {
 		}
 		if n := len(d.messages()); n != 0 {
 			t.Errorf("server received %d messages in the clear", n)
+		}
+	})
+	t.Run("untrusted certificate", func(t *testing.T) {
+		serverTLS, _ := selfSigned(t)
+		d := startSMTPD(t, serverTLS, "", "")
+		err := Mail(context.Background(), SMTPConfig{Addr: d.addr, From: "a@example.com", To: []string{"b@example.com"}}, msg, nil)
+		if err == nil || !strings.Contains(err.Error(), "certificate") {
+			t.Errorf("error = %v, want a certificate error", err)
+		}
+		if n := len(d.messages()); n != 0 {
+			t.Errorf("server received %d messages over an unverified connection", n)
 		}
 	})
 	t.Run("wrong password", func(t *testing.T) {

@@ -133,7 +133,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 
 	for _, g := range groups(r) {
 		v.Rows = append(v.Rows, tableRowView{Name: g.Name, Cells: tableRow(g.G), Overall: g.Scope == "overall"})
-		if g.G.TokensPerEvent > 1 {
+		if g.G.Batched() {
 			v.BatchNotes = append(v.BatchNotes, batchWarning(g.Name, g.G))
 		}
 	}

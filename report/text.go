@@ -158,7 +158,7 @@ func (t *textWriter) table(r *runfile.Run) {
 	}
 	tw.Flush()
 	for _, g := range gs {
-		if g.G.TokensPerEvent > 1 {
+		if g.G.Batched() {
 			t.printf("%s %s\n", t.paint(ansiRed, "!"), batchWarning(g.Name, g.G))
 		}
 	}

@@ -101,3 +101,13 @@ func (g Group) ErrorRate() float64 {
 	}
 	return float64(g.Errors) / float64(g.Requests)
 }
+
+// BatchedAbove is the tokens-per-event ratio above which a group counts as
+// batched. A ratio a little over 1 is normal for a one-token-per-event
+// server: a token that completes no character (half of a UTF-8 sequence)
+// or ends the answer may carry no visible text and so no content event.
+const BatchedAbove = 1.05
+
+// Batched reports whether the endpoint sent several tokens per event, so
+// that gap figures are per event, not per token.
+func (g Group) Batched() bool { return g.TokensPerEvent > BatchedAbove }

@@ -331,9 +331,6 @@ func remoteColdStart(ctx context.Context, c *stream.Client) *runfile.ColdStart {
 
 func runWarnings(run *runfile.Run) []string {
 	var w []string
-	if tpe := run.Summary.Overall.TokensPerEvent; tpe > 1.05 {
-		w = append(w, fmt.Sprintf("the endpoint sends %.2f tokens per event: gap figures are per event, not per token", tpe))
-	}
 	if run.Interrupted {
 		w = append(w, "the run was interrupted; figures cover the requests measured before it stopped")
 	}

@@ -114,7 +114,7 @@ func Load(ctx context.Context, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: load: %w", err)
 	}
-	m, err := newModel(f, opts)
+	m, err := newModel(f, opts, opts.ModelPath == "")
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -124,10 +124,15 @@ func Load(ctx context.Context, opts Options) (*Model, error) {
 	return m, nil
 }
 
-func newModel(f *gguf.File, opts Options) (*Model, error) {
+func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 	cfg, err := configFrom(f)
 	if err != nil {
 		return nil, err
+	}
+	if isBundled {
+		// The bundled file's context_length is a converter placeholder;
+		// the model's real training context is known (bundled.TrainedContext).
+		cfg.CtxTrain = bundled.TrainedContext
 	}
 	w, err := loadWeights(f, cfg)
 	if err != nil {

@@ -53,6 +53,11 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 	}
 	w := &statusWriter{ResponseWriter: rw}
 	defer func() { s.m.requests.WithLabelValues(route, strconv.Itoa(max(w.status, 200))).Inc() }()
+	if s.closing.Load() {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "server_error", "", "shutting_down", "the server is shutting down")
+		return
+	}
 
 	id := r.Header.Get(api.HeaderRequestID)
 	if id == "" {

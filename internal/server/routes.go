@@ -36,8 +36,8 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 // track counts request goroutines so that Serve can wait for them.
 func (s *Server) track(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.inflight.Add(1)
-		defer s.inflight.Done()
+		s.inflight.add(1)
+		defer s.inflight.add(-1)
 		h.ServeHTTP(w, r)
 	})
 }

@@ -87,7 +87,7 @@ type Server struct {
 	handler http.Handler
 
 	warm     atomic.Pointer[api.Health]
-	inflight sync.WaitGroup // request goroutines
+	inflight tracker // request goroutines
 	closing  atomic.Bool
 }
 
@@ -241,7 +241,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		// The listener failed on its own: abort what runs and wait.
 		s.closing.Store(true)
 		s.reg.cancelAll(errShutdown)
-		s.inflight.Wait()
+		s.inflight.wait()
 		return fmt.Errorf("server: %w", err)
 	case <-ctx.Done():
 	}
@@ -256,10 +256,43 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		n := s.reg.cancelAll(errShutdown)
 		s.log.Warn("grace over, aborting in-flight requests", "requests", n)
 	}
-	s.inflight.Wait()
+	s.inflight.wait()
 	hs.Close()
 	<-errc
 	return nil
+}
+
+// tracker counts running request goroutines. Unlike a sync.WaitGroup it
+// may gain members while someone waits for it to drain (a keep-alive
+// connection can start a request as shutdown begins).
+type tracker struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    int
+}
+
+func (t *tracker) add(d int) {
+	t.mu.Lock()
+	if t.cond == nil {
+		t.cond = sync.NewCond(&t.mu)
+	}
+	t.n += d
+	if t.n == 0 {
+		t.cond.Broadcast()
+	}
+	t.mu.Unlock()
+}
+
+// wait returns once no request goroutine runs.
+func (t *tracker) wait() {
+	t.mu.Lock()
+	if t.cond == nil {
+		t.cond = sync.NewCond(&t.mu)
+	}
+	for t.n > 0 {
+		t.cond.Wait()
+	}
+	t.mu.Unlock()
 }
 
 // authorize checks the bearer key in constant time and returns the hash of

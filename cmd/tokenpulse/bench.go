@@ -104,7 +104,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	if _, err := f.outputs.formats(); err != nil {
+	if err := f.outputs.check(); err != nil {
 		return usageErr(err)
 	}
 	header, err := parseHeaders(f.headers)
@@ -227,10 +227,15 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if err := run.Write(runPath); err != nil {
 		return fmt.Errorf("writing the run file: %w", err)
 	}
-	if err := f.outputs.emit(ctx, cmd.OutOrStdout(), stderr, run, dir); err != nil {
-		return err
-	}
 	fmt.Fprintf(stderr, "tokenpulse: run file written to %s\n", runPath)
+	outcome, err := f.outputs.emit(context.WithoutCancel(ctx), cmd.OutOrStdout(), stderr, run, dir)
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return withCode(exitFailure, fmt.Errorf("the run file is written (%s), but: %w", runPath, err))
+	}
 
 	if run.Interrupted {
 		return withCode(130, errors.New("interrupted; what was measured is in "+runPath))
@@ -240,6 +245,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	if crossed(run) {
 		return withCode(exitThreshold, nil)
+	}
+	if len(outcome.regressions) > 0 {
+		return withCode(exitRegression, nil)
 	}
 	return nil
 }

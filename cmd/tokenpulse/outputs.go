@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -20,6 +21,7 @@ type outputFlags struct {
 	color     bool
 	history   string
 	noHistory bool
+	deliver   deliverFlags
 }
 
 func (o *outputFlags) register(fl *pflag.FlagSet) {
@@ -27,6 +29,15 @@ func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&o.color, "color", false, "colour the terminal summary")
 	fl.StringVar(&o.history, "history", "", "history database (SQLite; default under the user's data directory)")
 	fl.BoolVar(&o.noHistory, "no-history", false, "do not record the run in the history database")
+	o.deliver.register(fl)
+}
+
+// check validates the flags before anything is measured.
+func (o *outputFlags) check() error {
+	if _, err := o.formats(); err != nil {
+		return err
+	}
+	return o.deliver.check()
 }
 
 // formats returns the report formats asked for, expanding "all".
@@ -46,37 +57,44 @@ func (o *outputFlags) formats() ([]string, error) {
 	return out, nil
 }
 
-// emit prints the summary to stdout and writes the asked reports to dir.
-func (o *outputFlags) emit(_ context.Context, stdout, stderr io.Writer, run *runfile.Run, dir string) error {
+// emit prints the summary to stdout, writes the asked reports to dir,
+// records the run in the history, then compares, publishes and alerts.
+func (o *outputFlags) emit(ctx context.Context, stdout, stderr io.Writer, run *runfile.Run, dir string) (deliveryOutcome, error) {
 	opts := report.Options{Color: o.color}
 	if err := report.Text(stdout, run, opts); err != nil {
-		return err
+		return deliveryOutcome{}, err
 	}
 	formats, err := o.formats()
 	if err != nil {
-		return usageErr(err)
+		return deliveryOutcome{}, usageErr(err)
+	}
+	if len(formats) == 0 && o.deliver.wantsReports() {
+		formats = []string{"html", "svg", "junit", "md", "text"}
 	}
 	if len(formats) > 0 {
 		opts.Formats = formats
 		if err := report.WriteAll(dir, run, opts); err != nil {
-			return fmt.Errorf("writing reports: %w", err)
+			return deliveryOutcome{}, fmt.Errorf("writing reports: %w", err)
 		}
 		fmt.Fprintf(stderr, "tokenpulse: reports (%s) written to %s\n", strings.Join(formats, ", "), dir)
 	}
-	if !o.noHistory {
-		path := o.history
-		if path == "" {
-			p, err := store.DefaultPath()
-			if err != nil {
-				return fmt.Errorf("history: %w (use --history FILE or --no-history)", err)
-			}
-			path = p
+	path := o.history
+	if path == "" && (!o.noHistory || o.deliver.against != "") {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return deliveryOutcome{}, fmt.Errorf("history: %w (use --history FILE or --no-history)", err)
 		}
+		path = p
+	}
+	var errs []error
+	if !o.noHistory {
 		id, err := store.Record(path, run)
 		if err != nil {
-			return fmt.Errorf("recording the run in the history %s: %w", path, err)
+			errs = append(errs, fmt.Errorf("recording the run in the history %s: %w", path, err))
+		} else {
+			fmt.Fprintf(stderr, "tokenpulse: recorded as run %d in %s\n", id, path)
 		}
-		fmt.Fprintf(stderr, "tokenpulse: recorded as run %d in %s\n", id, path)
 	}
-	return nil
+	out, err := o.deliver.deliver(ctx, stderr, run, dir, path)
+	return out, errors.Join(append(errs, err)...)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tokenpulse/tokenpulse/internal/browser"
+	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/report"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -30,6 +31,8 @@ func newReportCmd() *cobra.Command {
 		format, out string
 		color, png  bool
 		opts        report.Options
+		deliver     deliverFlags
+		history     string
 	)
 	cmd := &cobra.Command{
 		Use:   "report RUN.json",
@@ -61,6 +64,13 @@ saves a screenshot of the HTML report (needs Chromium).`,
 				}
 				return usageErr(fmt.Errorf("read run file: %w", err))
 			}
+			if err := deliver.check(); err != nil {
+				return usageErr(err)
+			}
+			if deliver.dest != nil && out == "" {
+				// Publishing uploads a directory: the run file's, with every report.
+				out, format = filepath.Dir(args[0]), "all"
+			}
 			opts.Color = color
 			if format == "all" && out == "" {
 				out = filepath.Dir(args[0])
@@ -73,7 +83,10 @@ saves a screenshot of the HTML report (needs Chromium).`,
 			}
 			w := cmd.OutOrStdout()
 			if out == "" {
-				return renderTo(w, format, run, opts)
+				if err := renderTo(w, format, run, opts); err != nil {
+					return err
+				}
+				return deliverReport(cmd, &deliver, run, filepath.Dir(args[0]), history)
 			}
 			if format == "all" {
 				opts.Formats = nil
@@ -107,7 +120,7 @@ saves a screenshot of the HTML report (needs Chromium).`,
 			for _, p := range written {
 				fmt.Fprintln(w, "wrote", p)
 			}
-			return nil
+			return deliverReport(cmd, &deliver, run, out, history)
 		},
 	}
 	f := cmd.Flags()
@@ -118,7 +131,32 @@ saves a screenshot of the HTML report (needs Chromium).`,
 	f.Float64Var(&opts.StallMS, "stall-ms", 0, "mark gaps longer than this as stalls in the timelines (default: the crossed gap limit)")
 	f.Float64Var(&opts.StallFactor, "stall-factor", 0, "mark gaps longer than this many times the request's median gap as stalls (default 3; -1 off)")
 	f.IntVar(&opts.MaxTimelines, "max-timelines", 0, "draw at most this many offender timelines (default 12)")
+	f.StringVar(&history, "history", "", "history database for --against (default under the user's data directory)")
+	deliver.register(f)
 	return cmd
+}
+
+// deliverReport compares, publishes and alerts for the report command: a
+// regression exits 98, a failed upload or alert exits 1.
+func deliverReport(cmd *cobra.Command, d *deliverFlags, run *runfile.Run, dir, history string) error {
+	if d.against == "" && d.dest == nil && d.alertWebhook == "" && d.smtp == nil {
+		return nil
+	}
+	if history == "" && d.against != "" {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return fmt.Errorf("history: %w (use --history FILE)", err)
+		}
+		history = p
+	}
+	outcome, err := d.deliver(cmd.Context(), cmd.ErrOrStderr(), run, dir, history)
+	if err != nil {
+		return withCode(exitFailure, err)
+	}
+	if len(outcome.regressions) > 0 {
+		return withCode(exitRegression, fmt.Errorf("%d regression(s)", len(outcome.regressions)))
+	}
+	return nil
 }
 
 // renderTo writes one format of run to w.

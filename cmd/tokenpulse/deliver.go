@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tokenpulse/tokenpulse/compare"
+	"github.com/tokenpulse/tokenpulse/internal/notify"
+	"github.com/tokenpulse/tokenpulse/internal/publish"
+	"github.com/tokenpulse/tokenpulse/internal/store"
+	"github.com/tokenpulse/tokenpulse/report"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// deliverFlags are the flags that take a judged run out of the machine:
+// the comparison with an earlier run, publishing to object storage and
+// alerts. bench and report share them.
+type deliverFlags struct {
+	against      string
+	publish      string
+	presign      time.Duration
+	alertWebhook string
+	alertSMTP    string
+
+	dest *publish.Dest
+	smtp *notify.SMTPConfig
+}
+
+func (d *deliverFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&d.against, "against", "", "compare with a recorded run (\"last\": the latest with the same target, model and device; or a history id); a significant regression exits 98")
+	fl.StringVar(&d.publish, "publish", "", "upload the run file, reports and charts to s3://BUCKET/PREFIX (credentials and endpoint from the AWS_* environment variables)")
+	fl.DurationVar(&d.presign, "publish-presign", 0, "link the alert to a presigned report URL valid this long (for private buckets; at most 168h)")
+	fl.StringVar(&d.alertWebhook, "alert-webhook", "", "post a Slack-compatible JSON alert here when a threshold is crossed or a metric regressed")
+	fl.StringVar(&d.alertSMTP, "alert-smtp", "", "mail the alert, with the offenders' timelines attached: smtp://USER@HOST:PORT?from=ADDR&to=ADDR (password from TOKENPULSE_SMTP_PASSWORD)")
+}
+
+// check parses the destinations before anything is measured.
+func (d *deliverFlags) check() error {
+	if d.publish != "" {
+		dest, err := publish.Parse(d.publish)
+		if err != nil {
+			return err
+		}
+		d.dest = &dest
+	}
+	if d.presign < 0 || d.presign > 7*24*time.Hour {
+		return errors.New("--publish-presign must be between 0 and 168h")
+	}
+	if d.alertSMTP != "" {
+		cfg, err := notify.ParseSMTP(d.alertSMTP, os.Getenv)
+		if err != nil {
+			return err
+		}
+		d.smtp = &cfg
+	}
+	if d.against != "" && d.against != "last" {
+		for _, c := range d.against {
+			if c < '0' || c > '9' {
+				return fmt.Errorf("--against: want \"last\" or a history id, got %q", d.against)
+			}
+		}
+	}
+	return nil
+}
+
+// wantsReports reports whether the run directory must hold the reports
+// (publishing uploads them).
+func (d *deliverFlags) wantsReports() bool { return d.dest != nil }
+
+// deliveryOutcome is what deliver found: the regressions against the base
+// run (nil when none was asked or none was found).
+type deliveryOutcome struct {
+	regressions []string
+}
+
+// deliver compares, publishes and alerts, in that order. It tries every
+// step even when one fails and returns the failures joined; the files in
+// dir are never changed.
+func (d *deliverFlags) deliver(ctx context.Context, stderr io.Writer, run *runfile.Run, dir, historyPath string) (deliveryOutcome, error) {
+	var out deliveryOutcome
+	var errs []error
+	if d.against != "" {
+		regs, err := d.compareWith(ctx, stderr, run, historyPath)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		out.regressions = regs
+	}
+	reportURL := ""
+	if d.dest != nil {
+		res, err := publish.Upload(ctx, *d.dest, dir, publish.Options{
+			PresignExpiry: d.presign,
+			Progress: func(done, total int, name string) {
+				fmt.Fprintf(stderr, "tokenpulse: published %d/%d %s\n", done, total, name)
+			},
+		})
+		if res != nil {
+			reportURL = res.ReportURL
+		}
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			fmt.Fprintf(stderr, "tokenpulse: published to %s\n", d.dest)
+			if reportURL != "" {
+				fmt.Fprintf(stderr, "tokenpulse: report at %s\n", reportURL)
+			}
+		}
+	}
+	if d.alertWebhook != "" || d.smtp != nil {
+		ch := notify.Channels{Webhook: d.alertWebhook, SMTP: d.smtp}
+		if d.smtp != nil {
+			ch.Attachments = notify.Timelines(run, report.Options{})
+		}
+		sent, err := notify.Send(ctx, run, reportURL, out.regressions, ch)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("alert: %w", err))
+		case sent:
+			fmt.Fprintln(stderr, "tokenpulse: alert sent")
+		default:
+			fmt.Fprintln(stderr, "tokenpulse: nothing crossed or regressed; no alert sent")
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// compareWith compares run with the recorded run named by --against and
+// prints the comparison. No earlier run is not an error: there is nothing
+// to regress from.
+func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfile.Run, historyPath string) ([]string, error) {
+	s, err := store.Open(historyPath)
+	if err != nil {
+		return nil, fmt.Errorf("--against: %w", err)
+	}
+	defer s.Close()
+	var base *runfile.Run
+	var entry store.Entry
+	if d.against == "last" {
+		entry, base, err = s.Previous(ctx, run)
+		if errors.Is(err, store.ErrNotFound) {
+			fmt.Fprintf(w, "tokenpulse: no earlier run of %s, model %q, device %q in %s; nothing to compare with\n", run.Target.URL, run.Target.Model, store.DeviceKey(run.Device), s.Path())
+			return nil, nil
+		}
+	} else {
+		var id int64
+		fmt.Sscan(d.against, &id)
+		entry, base, err = s.Get(ctx, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--against %s: %w", d.against, err)
+	}
+	rep := compare.Runs(base, run, compare.DefaultOptions())
+	fmt.Fprintf(w, "comparing against history run %d (%s)\n", entry.ID, entry.StartedAt.Format(time.RFC3339))
+	if err := rep.WriteText(w); err != nil {
+		return nil, err
+	}
+	var regs []string
+	for _, c := range rep.Regressions() {
+		regs = append(regs, fmt.Sprintf("%s %s: %s → %s (%+.0f%%, p=%.2g)", c.Scope, c.Metric, notify.Num(c.Base, c.Unit), notify.Num(c.New, c.Unit), 100*c.Relative, c.P))
+	}
+	return regs, nil
+}

@@ -71,3 +71,19 @@ func TestKernelsAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+func TestSoftmax(t *testing.T) {
+	x := []float32{3, 1, -2, 0.5, -100, 3}
+	want := make([]float64, len(x))
+	var sum float64
+	for i, v := range x {
+		want[i] = math.Exp(float64(v) - 3)
+		sum += want[i]
+	}
+	softmax(x)
+	for i := range x {
+		if w := want[i] / sum; math.Abs(float64(x[i])-w) > 1e-7 {
+			t.Errorf("softmax[%d] = %v, want %v", i, x[i], w)
+		}
+	}
+}

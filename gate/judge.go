@@ -137,7 +137,7 @@ func scopeRequests(run *runfile.Run, s Scope) []*runfile.Request {
 	var out []*runfile.Request
 	for i := range run.Requests {
 		q := &run.Requests[i]
-		if q.Warmup {
+		if !q.Counted() {
 			continue
 		}
 		switch s.Kind {

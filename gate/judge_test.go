@@ -255,3 +255,28 @@ func TestRecordedRules(t *testing.T) {
 		t.Error("RecordedRules accepted a bogus expression")
 	}
 }
+
+func TestJudgeLeavesOutAbortedRequests(t *testing.T) {
+	run := testRun()
+	before := Judge(run, []Rule{MustParse("gap.max <= 1000ms")})
+	// An answer the client aborted on purpose (rapid-fire) with a stall far
+	// above every limit must change no verdict and name no offender.
+	run.Requests = append(run.Requests, runfile.Request{
+		Index: len(run.Requests), PromptID: "aborted", Category: "complex", Aborted: true,
+		TTFTNS: 5e9, E2ENS: 9e9, OutputTokens: 2, ContentEvents: 2, TokenTimesNS: []int64{5e9, 9e9},
+	})
+	after := Judge(run, []Rule{MustParse("gap.max <= 1000ms")})
+	if len(before) != len(after) {
+		t.Fatalf("got %d verdicts, want %d", len(after), len(before))
+	}
+	for i := range before {
+		if before[i].Value != after[i].Value || before[i].Passed != after[i].Passed {
+			t.Errorf("%s on %s: %v/%v, want %v/%v", after[i].Rule, after[i].Scope, after[i].Value, after[i].Passed, before[i].Value, before[i].Passed)
+		}
+		for _, o := range after[i].Offenders {
+			if o.PromptID == "aborted" {
+				t.Errorf("%s names the aborted request as an offender", after[i].Rule)
+			}
+		}
+	}
+}

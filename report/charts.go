@@ -92,7 +92,7 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 	var cold, warm []*runfile.Request
 	for i := range r.Requests {
 		q := &r.Requests[i]
-		if q.Warmup || len(q.TokenTimesNS) == 0 {
+		if !q.Counted() || len(q.TokenTimesNS) == 0 {
 			continue
 		}
 		if q.Cold {
@@ -112,7 +112,7 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 	if len(cold)+len(warm) <= o.maxWaterfall() {
 		for i := range r.Requests {
 			q := &r.Requests[i]
-			if !q.Warmup && len(q.TokenTimesNS) > 0 {
+			if q.Counted() && len(q.TokenTimesNS) > 0 {
 				rows = append(rows, waterfallRow{label(q), q})
 			}
 		}
@@ -229,7 +229,7 @@ func gapLimit(r *runfile.Run) float64 {
 func warmGaps(r *runfile.Run) []float64 {
 	var out []float64
 	for _, q := range r.Requests {
-		if q.Warmup || q.Cold || !q.OK() {
+		if !q.Counted() || q.Cold || !q.OK() {
 			continue
 		}
 		for _, g := range stats.Gaps(q.TokenTimesNS) {

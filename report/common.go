@@ -34,7 +34,16 @@ func groups(r *runfile.Run) []scopedGroup {
 }
 
 // counts returns how many requests the run holds by kind.
-type counts struct{ Total, Measured, Cold, Warmup, Errors int }
+type counts struct{ Total, Measured, Cold, Warmup, Aborted, Errors int }
+
+// breakdown is the "(2 warm-up, 1 cold, 30 warm)" part of the header.
+func (c counts) breakdown() string {
+	s := fmt.Sprintf("%d warm-up, %d cold, %d warm", c.Warmup, c.Cold, c.Measured-c.Cold)
+	if c.Aborted > 0 {
+		s += fmt.Sprintf(", %d aborted on purpose", c.Aborted)
+	}
+	return s
+}
 
 func countRequests(r *runfile.Run) counts {
 	var c counts
@@ -43,6 +52,9 @@ func countRequests(r *runfile.Run) counts {
 		switch {
 		case q.Warmup:
 			c.Warmup++
+			continue
+		case q.Aborted:
+			c.Aborted++
 			continue
 		case q.Cold:
 			c.Cold++
@@ -186,7 +198,7 @@ func timelines(r *runfile.Run, o Options) []timelineFor {
 	var worstGap int64 = -1
 	for i := range r.Requests {
 		q := &r.Requests[i]
-		if q.Warmup || q.Cold || !q.OK() {
+		if !q.Counted() || q.Cold || !q.OK() {
 			continue
 		}
 		for _, g := range stats.Gaps(q.TokenTimesNS) {

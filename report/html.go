@@ -54,6 +54,10 @@ type htmlView struct {
 	GeneratedBy  string
 	MaxTimelines int
 	MoreOffender int
+	// Scenario is the rapid-fire table, when the run is one.
+	ScenarioSummary string
+	ScenarioColumns []string
+	ScenarioRows    [][]string
 }
 
 type tableRowView struct {
@@ -127,10 +131,13 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		{"Model", orDash(r.Target.Model) + ", backend " + orDash(r.Target.Backend)},
 		{"Device", orDash(deviceLine(r.Device))},
 		{"Suite", fmt.Sprintf("%s, seed %d", orDash(r.Config.Suite), r.Config.Seed)},
-		{"Requests", fmt.Sprintf("%d (%d warm-up, %d cold, %d warm), %s", c.Total, c.Warmup, c.Cold, c.Measured-c.Cold, plural(c.Errors, "error"))},
+		{"Requests", fmt.Sprintf("%d (%s), %s", c.Total, c.breakdown(), plural(c.Errors, "error"))},
 		{"Started", r.StartedAt.UTC().Format(time.RFC3339)},
 	}
 
+	if rows := scenarioRows(r); len(rows) > 0 {
+		v.ScenarioSummary, v.ScenarioColumns, v.ScenarioRows = scenarioSummary(r), scenarioColumns, rows
+	}
 	for _, g := range groups(r) {
 		v.Rows = append(v.Rows, tableRowView{Name: g.Name, Cells: tableRow(g.G), Overall: g.Scope == "overall"})
 		if g.G.Batched() {

@@ -85,7 +85,7 @@ func methodology(r *runfile.Run) []docSection {
 	}
 	sources := map[string]int{}
 	for _, q := range r.Requests {
-		if !q.Warmup && q.OK() {
+		if q.Counted() && q.OK() {
 			sources[orDash(q.TokenSource)]++
 		}
 	}

@@ -32,6 +32,7 @@ func Text(w io.Writer, r *runfile.Run, o Options) error {
 	t.header(r)
 	t.cold(r)
 	t.table(r)
+	t.scenario(r)
 	t.verdicts(r)
 	t.experience(r)
 	t.warnings(r)
@@ -71,8 +72,8 @@ func (t *textWriter) header(r *runfile.Run) {
 	fmt.Fprintf(tw, "device\t%s\n", orDash(deviceLine(r.Device)))
 	c := countRequests(r)
 	suite := orDash(r.Config.Suite)
-	fmt.Fprintf(tw, "suite\t%s, seed %d, %d requests (%d warm-up, %d cold, %d warm), %s\n",
-		suite, r.Config.Seed, c.Total, c.Warmup, c.Cold, c.Measured-c.Cold, plural(c.Errors, "error"))
+	fmt.Fprintf(tw, "suite\t%s, seed %d, %d requests (%s), %s\n",
+		suite, r.Config.Seed, c.Total, c.breakdown(), plural(c.Errors, "error"))
 	tw.Flush()
 }
 
@@ -213,4 +214,18 @@ func (t *textWriter) warnings(r *runfile.Run) {
 	for _, w := range r.Warnings {
 		t.printf("%s %s\n", t.paint(ansiRed, "warning:"), w)
 	}
+}
+
+func (t *textWriter) scenario(r *runfile.Run) {
+	rows := scenarioRows(r)
+	if len(rows) == 0 {
+		return
+	}
+	t.printf("\n%s (times in ms)\n", scenarioSummary(r))
+	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  %s\t\n", strings.Join(scenarioColumns, "\t"))
+	for _, row := range rows {
+		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
+	}
+	tw.Flush()
 }

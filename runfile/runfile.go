@@ -196,6 +196,10 @@ type ServerTimings struct {
 	DecodeNS  int64 `json:"decode_ns"`
 }
 
+// Counted reports whether the request belongs in summaries and verdicts:
+// neither a warm-up request nor one the client aborted on purpose.
+func (r *Request) Counted() bool { return !r.Warmup && !r.Aborted }
+
 // OK reports whether the request succeeded.
 func (r *Request) OK() bool { return r.Error == "" }
 

@@ -17,7 +17,7 @@ func (r *Run) Summarize() {
 	cats := map[string][]*Request{}
 	for i := range r.Requests {
 		q := &r.Requests[i]
-		if q.Warmup || q.Aborted {
+		if !q.Counted() {
 			continue
 		}
 		if q.Cold {

@@ -199,7 +199,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		cfg := bench.RapidFireConfig{
 			Client:    client,
 			Aborter:   client,
-			Prompts:   s.Sample(2*max(f.requests/3, 1), f.seed),
+			Prompts:   rapidFirePrompts(s, max(f.requests/3, 1), f.seed),
 			MaxTokens: f.maxTokens,
 			Timeout:   f.timeout,
 			Progress:  prog.update,
@@ -334,6 +334,9 @@ func remoteColdStart(ctx context.Context, c *stream.Client) *runfile.ColdStart {
 	if err != nil || status != http.StatusOK || h == nil || h.Warmup == nil {
 		return nil
 	}
+	if w := h.Warmup; w.LoadNS+w.PageInNS+w.KVInitNS+w.FirstForwardNS == 0 {
+		return nil // a target without a model to warm (the mock)
+	}
 	return coldStartFrom(h.Warmup)
 }
 
@@ -380,4 +383,19 @@ func crossed(run *runfile.Run) bool {
 func toolInfo() runfile.Tool {
 	ver, rev := buildVersion()
 	return runfile.Tool{Name: "tokenpulse", Version: ver, Commit: rev, GoVersion: runtime.Version()}
+}
+
+// rapidFirePrompts returns pairs (interrupted, follow-up) for the
+// rapid-fire scenario. The follow-ups, which are the measured answers, are
+// a stratified sample of their own, so every category is judged on them
+// (given at least as many pairs as categories); the interrupted questions
+// are drawn with another seed.
+func rapidFirePrompts(s *suite.Suite, pairs int, seed uint64) []suite.Prompt {
+	follow := s.Sample(pairs, seed)
+	first := s.Sample(pairs, seed+3)
+	out := make([]suite.Prompt, 0, 2*len(follow))
+	for i := range follow {
+		out = append(out, first[i], follow[i])
+	}
+	return out
 }

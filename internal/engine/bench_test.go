@@ -125,6 +125,7 @@ func BenchmarkDecode(b *testing.B) {
 			durs := make([]float64, 0, b.N)
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for n := 0; n < b.N; n++ {
 				t0 := time.Now()
 				s.one[0] = argmax(s.st.logits)
@@ -137,6 +138,7 @@ func BenchmarkDecode(b *testing.B) {
 			}
 			b.StopTimer()
 			reportTokens(b, durs)
+			reportCPU(b, cpu0, b.N)
 		})
 	}
 }
@@ -155,6 +157,7 @@ func BenchmarkPrefill(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for k := 0; k < b.N; k++ {
 				for pos := 0; pos < n; pos += m.batch {
 					e := min(pos+m.batch, n)
@@ -166,6 +169,7 @@ func BenchmarkPrefill(b *testing.B) {
 			b.ReportMetric(n/sec, "tok/s")
 			b.ReportMetric(sec*1e6/n, "µs/token")
 			b.ReportMetric(peakRSS(), "peakRSS-MiB")
+			reportCPU(b, cpu0, b.N*n)
 		})
 	}
 }
@@ -188,4 +192,14 @@ func reportTokens(b *testing.B, durs []float64) {
 	b.ReportMetric(mean/1e3, "µs/token")
 	b.ReportMetric(100*std/mean, "std%")
 	b.ReportMetric(peakRSS(), "peakRSS-MiB")
+}
+
+// reportCPU reports the CPU time per token summed over all threads: on a
+// shared machine it shows the work done apart from the time spent waiting
+// for a core.
+func reportCPU(b *testing.B, cpu0 int64, tokens int) {
+	if cpu0 == 0 || tokens == 0 {
+		return
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e3/float64(tokens), "cpu-µs/token")
 }

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"encoding/xml"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/internal/mock"
+	"github.com/tokenpulse/tokenpulse/internal/server"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// startMock serves the mock profile on a loopback port for the test's
+// lifetime and returns its base URL.
+func startMock(t *testing.T, p mock.Profile) string {
+	t.Helper()
+	srv, err := server.New(mock.New(p, nil), server.Options{Addr: "127.0.0.1:0", Parallel: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	if err := srv.WarmUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// loosesuite writes a two-category suite whose thresholds no loaded
+// machine can cross, and one that a 300 ms stall crosses.
+func writeBenchSuite(t *testing.T, complexLimit string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "suite.yaml")
+	data := `name: test
+language: en
+categories:
+  - name: short
+    weight: 1
+    max_tokens: 8
+    thresholds: ["ttft.p95 < 30s"]
+    prompts:
+      - {id: s1, text: "What is two plus two?"}
+      - {id: s2, text: "Name a colour."}
+  - name: complex
+    weight: 1
+    max_tokens: 12
+    thresholds: ["gap.max <= ` + complexLimit + `"]
+    prompts:
+      - {id: c1, text: "Compare apples and pears."}
+      - {id: c2, text: "Compare trains and planes."}
+`
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBenchAgainstMock(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: 5 * time.Millisecond, ITL: time.Millisecond, Tokens: 10, TokensPerEvent: 1})
+	out := t.TempDir()
+	text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "30s"), "-n", "6", "-c", "2",
+		"--warmup", "1", "--cold", "--out", out, "--no-history", "-q", "--report", "junit")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0:\n%s", code, text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(run.Requests), 1+1+6; got != want {
+		t.Fatalf("%d requests recorded, want %d (cold, warm-up, measured)", got, want)
+	}
+	if !run.Requests[0].Cold || !run.Requests[1].Warmup {
+		t.Errorf("first requests: cold=%v warmup=%v", run.Requests[0].Cold, run.Requests[1].Warmup)
+	}
+	if run.Target.Model != "mock" || run.Summary.Overall.Requests != 6 || run.Summary.Cold == nil {
+		t.Errorf("target %+v, overall %d requests, cold %v", run.Target, run.Summary.Overall.Requests, run.Summary.Cold)
+	}
+	for _, r := range run.Requests {
+		if !r.OK() || len(r.TokenTimesNS) == 0 || len(r.ServerTimesNS) != len(r.TokenTimesNS) {
+			t.Errorf("request %d: error %q, %d tokens, %d server times", r.Index, r.Error, len(r.TokenTimesNS), len(r.ServerTimesNS))
+		}
+	}
+	if len(run.Verdicts) != 2 || !run.Verdicts[0].Passed || !run.Verdicts[1].Passed {
+		t.Errorf("verdicts = %+v, want two passed", run.Verdicts)
+	}
+	if !strings.Contains(text, "warm requests") || !strings.Contains(text, "complex") {
+		t.Errorf("summary lacks the per-category table:\n%s", text)
+	}
+	if _, err := os.Stat(filepath.Join(out, "junit.xml")); err != nil {
+		t.Errorf("--report junit wrote no junit.xml: %v", err)
+	}
+}
+
+func TestBenchStallCrossesThreshold(t *testing.T) {
+	// Every complex answer stalls 300 ms before its 5th token.
+	url := startMock(t, mock.Profile{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 10, TokensPerEvent: 1,
+		StallEvery: 5, Stall: 300 * time.Millisecond, StallMatch: "compare"})
+	out := t.TempDir()
+	text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "120ms"), "-n", "4", "-c", "4",
+		"--warmup", "0", "--out", out, "--no-history", "-q", "--report", "junit")
+	if code != exitThreshold {
+		t.Fatalf("exit %d, want %d (threshold crossed):\n%s", code, exitThreshold, text)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Suites []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &suites); err != nil {
+		t.Fatalf("junit.xml: %v", err)
+	}
+	failed := ""
+	for _, s := range suites.Suites {
+		for _, c := range s.Cases {
+			if c.Failure != nil {
+				failed += c.Name + ": " + c.Failure.Text
+			}
+		}
+	}
+	if !strings.Contains(failed, "gap.max") || !strings.Contains(failed, "c1") || !strings.Contains(failed, "c2") {
+		t.Errorf("junit failures = %q, want gap.max naming c1 and c2", failed)
+	}
+	if strings.Contains(failed, "s1") || strings.Contains(failed, "s2") {
+		t.Errorf("junit failures name a short prompt that never stalled: %q", failed)
+	}
+}
+
+func TestBenchRapidFireAgainstMock(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: 2 * time.Millisecond, ITL: 5 * time.Millisecond, Tokens: 40, TokensPerEvent: 1})
+	out := t.TempDir()
+	text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "30s"), "--scenario", "rapid-fire",
+		"-n", "6", "--out", out, "--no-history", "-q", "--max-tokens", "40")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0:\n%s", code, text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Scenario == nil || len(run.Scenario.FollowUps) != 2 {
+		t.Fatalf("scenario = %+v, want 2 follow-ups", run.Scenario)
+	}
+	for i, f := range run.Scenario.FollowUps {
+		if f.TokensAfterAbort != 0 || f.ForeignEvents != 0 {
+			t.Errorf("follow-up %d: %d tokens after the abort, %d foreign events; want 0 and 0", i, f.TokensAfterAbort, f.ForeignEvents)
+		}
+		if a := run.Requests[f.Interrupted]; !a.Aborted || len(a.TokenTimesNS) >= 40 {
+			t.Errorf("follow-up %d: the interrupted answer ran on (%d tokens, aborted=%v)", i, len(a.TokenTimesNS), a.Aborted)
+		}
+	}
+	if !strings.Contains(text, "the aborts were real") {
+		t.Errorf("summary does not say the aborts were real:\n%s", text)
+	}
+}
+
+func TestBenchEmbeddedColdFirst(t *testing.T) {
+	out := t.TempDir()
+	text, code := cliRun(t, "bench", "--suite", writeBenchSuite(t, "30s"), "-n", "4", "--warmup", "1",
+		"--out", out, "--no-history", "-q")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0:\n%s", code, text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Target.Backend != "embedded" || run.Target.ModelSHA256 == "" || run.Target.ContextLength == 0 {
+		t.Errorf("target = %+v, want the embedded model described", run.Target)
+	}
+	if !run.Requests[0].Cold || run.ColdStart == nil || run.ColdStart.TotalMS <= 0 {
+		t.Errorf("cold request %v, cold start %+v: want the first request cold with the warm-up breakdown", run.Requests[0].Cold, run.ColdStart)
+	}
+	if run.Summary.Cold == nil || run.Summary.Overall.Requests != 4 || run.Summary.Overall.Errors != 0 {
+		t.Errorf("summary: cold %v, overall %d requests %d errors", run.Summary.Cold, run.Summary.Overall.Requests, run.Summary.Overall.Errors)
+	}
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	suite := writeBenchSuite(t, "30s")
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("name: x\ncategories:\n  - name: a\n    weight: -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"bench", "--api", "grpc"},
+		{"bench", "--concurrency", "0"},
+		{"bench", "--url", "ftp://x"},
+		{"bench", "--threshold", "ttft.p95 < fast"},
+		{"bench", "--tier", "supercomputer"},
+		{"bench", "--suite", bad},
+		{"bench", "--suite", "no-such-suite"},
+		{"bench", "--suite", suite, "-H", "no colon"},
+		{"bench", "--suite", suite, "--report", "pdf"},
+		{"bench", "--suite", suite, "--publish", "ftp://bucket"},
+		{"bench", "--suite", suite, "--scenario", "slow-loris"},
+		{"bench", "--no-such-flag"},
+	} {
+		if text, code := cliRun(t, args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d\n%s", args, code, exitUsage, text)
+		}
+	}
+}
+
+func TestBenchTargetDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	out := t.TempDir()
+	text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "30s"), "-n", "2", "--warmup", "0",
+		"--out", out, "--no-history", "-q")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitFailure, text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatalf("no run file after a failed run: %v", err)
+	}
+	for _, r := range run.Requests {
+		if r.ErrorKind != "connect" {
+			t.Errorf("request %d: error kind %q, want connect", r.Index, r.ErrorKind)
+		}
+	}
+}

@@ -35,7 +35,11 @@ func (p *progressLine) update(pr bench.Progress) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	line := fmt.Sprintf("%-8s %d/%d requests  %d errors  TTFT p50 %.1f ms", pr.Phase, pr.Done, pr.Total, pr.Errors, pr.TTFTP50Ms)
+	ttft := "-"
+	if pr.TTFTP50Ms > 0 {
+		ttft = fmt.Sprintf("%.1f ms", pr.TTFTP50Ms)
+	}
+	line := fmt.Sprintf("%-8s %d/%d requests  %d errors  TTFT p50 %s", pr.Phase, pr.Done, pr.Total, pr.Errors, ttft)
 	pad := ""
 	if n := p.width - len(line); n > 0 {
 		pad = strings.Repeat(" ", n)

@@ -89,6 +89,7 @@ type RequestError struct {
 	Message string
 }
 
+// Error implements error.
 func (e *RequestError) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.Status, e.Type, e.Message)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -155,4 +156,44 @@ func TestDuplicateRequestID(t *testing.T) {
 	}
 	f.gate <- struct{}{}
 	readAll(t, br)
+}
+
+// FuzzCompletionBody sends arbitrary bodies: the answer is a stream (200)
+// or an OpenAI-shaped JSON error (4xx), never a crash or a 5xx.
+func FuzzCompletionBody(f *testing.F) {
+	for _, seed := range []string{
+		chatBody,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"max_tokens":3}`,
+		`{"messages":[{"role":"user","content":null}],"stop":"x","seed":-1}`,
+		`{"messages":[`, `[]`, `null`, "\xff", `{"max_tokens":1e99}`,
+	} {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	b := newFake("a", "b")
+	s, err := New(b, Options{MaxBodyBytes: 4096})
+	if err != nil {
+		f.Fatal(err)
+	}
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, body string, chat bool) {
+		path := "/v1/completions"
+		if chat {
+			path = "/v1/chat/completions"
+		}
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		switch {
+		case rec.Code == 200:
+		case rec.Code >= 400 && rec.Code < 500:
+			var eb api.ErrorBody
+			if err := json.Unmarshal(rec.Body.Bytes(), &eb); err != nil || eb.Error.Message == "" {
+				t.Fatalf("%d with body %q", rec.Code, rec.Body.String())
+			}
+		default:
+			t.Fatalf("status %d for %q", rec.Code, body)
+		}
+	})
 }

@@ -191,6 +191,7 @@ type statusWriter struct {
 	status int
 }
 
+// WriteHeader implements http.ResponseWriter.
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
@@ -198,6 +199,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Write implements http.ResponseWriter.
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK

@@ -31,6 +31,10 @@ const (
 	DefaultWriteTimeout  = 30 * time.Second
 )
 
+// abortDrain bounds how long aborted streams may take to end their
+// responses at shutdown.
+const abortDrain = 5 * time.Second
+
 // Options configures a [Server]. The zero value is usable: every zero field
 // takes the default named beside it.
 type Options struct {
@@ -252,12 +256,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	err := hs.Shutdown(sctx)
 	cancel()
 	if err != nil {
-		// Grace is over: abort the streams still running.
+		// Grace is over: abort the streams still running, and give them a
+		// moment to write their last events and end their responses.
 		n := s.reg.cancelAll(errShutdown)
 		s.log.Warn("grace over, aborting in-flight requests", "requests", n)
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortDrain)
+		hs.Shutdown(dctx)
+		cancel()
 	}
-	s.inflight.wait()
+	// Whatever is left (a client still sending its body) is cut off.
 	hs.Close()
+	s.inflight.wait()
 	<-errc
 	return nil
 }

@@ -270,9 +270,12 @@ type AbortResponse struct {
 // Health is the body of GET /health.
 type Health struct {
 	// Status is "warming" (HTTP 503) or "ready" (HTTP 200).
-	Status string  `json:"status"`
-	Model  string  `json:"model,omitempty"`
-	Warmup *Warmup `json:"warmup,omitempty"`
+	Status string `json:"status"`
+	Model  string `json:"model,omitempty"`
+	// Backend says what produces the tokens: "embedded", "gateway" or
+	// "mock" (tokenpulse's extension; bench records it in the run file).
+	Backend string  `json:"backend,omitempty"`
+	Warmup  *Warmup `json:"warmup,omitempty"`
 }
 
 // Warmup is the cold-start breakdown of the server's warm-up, in

@@ -155,8 +155,8 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		target.Model = discoverModel(ctx, target.URL, header, client.APIKey)
 		client.Model = target.Model
 	}
-	if run.ColdStart == nil && f.url != "" {
-		run.ColdStart = remoteColdStart(ctx, client)
+	if f.url != "" {
+		target.Backend, run.ColdStart = probeTarget(ctx, client)
 	}
 	run.Target = target
 	run.Device = f.judge.device()
@@ -327,17 +327,18 @@ func discoverModel(ctx context.Context, baseURL string, header http.Header, apiK
 	return list.Data[0].ID
 }
 
-// remoteColdStart reads the warm-up breakdown from a target that reports
-// one on /health (tokenpulse serve does); nil otherwise.
-func remoteColdStart(ctx context.Context, c *stream.Client) *runfile.ColdStart {
+// probeTarget reads what a target says of itself on /health: its backend
+// kind and warm-up breakdown (tokenpulse serve and mock say; other servers
+// leave both empty).
+func probeTarget(ctx context.Context, c *stream.Client) (backend string, cs *runfile.ColdStart) {
 	status, h, err := c.Health(ctx)
-	if err != nil || status != http.StatusOK || h == nil || h.Warmup == nil {
-		return nil
+	if err != nil || status != http.StatusOK || h == nil {
+		return "", nil
 	}
-	if w := h.Warmup; w.LoadNS+w.PageInNS+w.KVInitNS+w.FirstForwardNS == 0 {
-		return nil // a target without a model to warm (the mock)
+	if w := h.Warmup; w != nil && w.LoadNS+w.PageInNS+w.KVInitNS+w.FirstForwardNS > 0 {
+		cs = coldStartFrom(w) // the mock has no model to warm: no breakdown
 	}
-	return coldStartFrom(h.Warmup)
+	return h.Backend, cs
 }
 
 func runWarnings(run *runfile.Run) []string {

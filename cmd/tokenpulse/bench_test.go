@@ -87,7 +87,7 @@ func TestBenchAgainstMock(t *testing.T) {
 	if !run.Requests[0].Cold || !run.Requests[1].Warmup {
 		t.Errorf("first requests: cold=%v warmup=%v", run.Requests[0].Cold, run.Requests[1].Warmup)
 	}
-	if run.Target.Model != "mock" || run.Summary.Overall.Requests != 6 || run.Summary.Cold == nil {
+	if run.Target.Model != "mock" || run.Target.Backend != "mock" || run.Summary.Overall.Requests != 6 || run.Summary.Cold == nil {
 		t.Errorf("target %+v, overall %d requests, cold %v", run.Target, run.Summary.Overall.Requests, run.Summary.Cold)
 	}
 	for _, r := range run.Requests {

@@ -206,3 +206,6 @@ func promptText(req *server.GenRequest) string {
 	}
 	return sb.String()
 }
+
+// Kind reports the backend's kind, "mock", on the server's /health.
+func (b *Backend) Kind() string { return "mock" }

@@ -30,6 +30,21 @@ type Backend interface {
 	Generate(ctx context.Context, req *GenRequest, emit func(Piece) error) (GenResult, error)
 }
 
+// Kinded is implemented by backends that name their kind ("embedded",
+// "gateway", "mock"); the server reports it on /health so that a client
+// can record what it measured.
+type Kinded interface {
+	Kind() string
+}
+
+// kindOf returns b's kind, or "" when it does not say.
+func kindOf(b Backend) string {
+	if k, ok := b.(Kinded); ok {
+		return k.Kind()
+	}
+	return ""
+}
+
 // GenRequest is a validated request handed to a backend.
 type GenRequest struct {
 	// ID is the request id (the client's X-Request-ID or a fresh one).

@@ -157,7 +157,7 @@ func New(b Backend, o Options) (*Server, error) {
 		return nil, fmt.Errorf("server: metrics: %w", err)
 	}
 	s.m, s.prom = m, reg
-	s.warm.Store(&api.Health{Status: "warming", Model: first(b.Models())})
+	s.warm.Store(&api.Health{Status: "warming", Model: first(b.Models()), Backend: kindOf(b)})
 	s.handler = s.routes(reg)
 	return s, nil
 }
@@ -207,7 +207,7 @@ func (s *Server) WarmUp(ctx context.Context) error {
 	start := time.Now()
 	w, err := s.b.Warmup(ctx)
 	if err != nil {
-		s.warm.Store(&api.Health{Status: "failed", Model: first(s.b.Models())})
+		s.warm.Store(&api.Health{Status: "failed", Model: first(s.b.Models()), Backend: kindOf(s.b)})
 		return fmt.Errorf("server: warm-up: %w", err)
 	}
 	if w == nil {
@@ -216,7 +216,7 @@ func (s *Server) WarmUp(ctx context.Context) error {
 	if w.TotalNS == 0 {
 		w.TotalNS = int64(time.Since(start))
 	}
-	s.warm.Store(&api.Health{Status: "ready", Model: first(s.b.Models()), Warmup: w})
+	s.warm.Store(&api.Health{Status: "ready", Model: first(s.b.Models()), Backend: kindOf(s.b), Warmup: w})
 	s.log.Info("warm-up done", "total", time.Duration(w.TotalNS))
 	return nil
 }

@@ -265,3 +265,6 @@ func firstStop(text string, stops []string, from int) int {
 }
 
 var _ server.Backend = (*Backend)(nil)
+
+// Kind reports the backend's kind, "embedded", on the server's /health.
+func (b *Backend) Kind() string { return "embedded" }

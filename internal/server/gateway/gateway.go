@@ -426,3 +426,6 @@ func split(text string, n int) []string {
 }
 
 var _ server.Backend = (*Gateway)(nil)
+
+// Kind reports the backend's kind, "gateway", on the server's /health.
+func (b *Gateway) Kind() string { return "gateway" }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"sync"
 	"time"
 
@@ -150,9 +149,8 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 	a := trA.Record()
 	a.Category, a.PromptID = first.Category, first.ID
 	a.Aborted = true
-	if abortErr != nil && a.Error == "" {
-		a.Error = fmt.Sprintf("abort failed: %v", abortErr)
-		a.ErrorKind = "abort"
+	if abortErr != nil {
+		fu.AbortError = abortErr.Error()
 	}
 	mu.Lock()
 	if !abortAt.IsZero() && lastAt.After(abortAt) {

@@ -288,6 +288,9 @@ type FollowUp struct {
 	AbortLatencyNS int64 `json:"abort_latency_ns"`
 	// TokensAfterAbort as the server reported it (-1 when unknown).
 	TokensAfterAbort int `json:"tokens_after_abort"`
+	// AbortError is why the abort got no answer, when it got none (a
+	// target without /v1/abort, or an answer that had already ended).
+	AbortError string `json:"abort_error,omitempty"`
 	// ForeignEvents seen on the follow-up's stream (must be 0).
 	ForeignEvents int `json:"foreign_events"`
 	// TTFTNS of the follow-up, and AloneTTFTNS of the same prompt asked

@@ -17,6 +17,17 @@
 //		y[r] = k.Dot(x, data[r*rb:(r+1)*rb])
 //	}
 //
+// or, faster and as llama.cpp computes it, the input quantised once to the
+// kernel's ActType and one integer DotQ per row:
+//
+//	if k.DotQ != nil {
+//		xq := make([]byte, k.ActRowBytes(cols)) // allocate once, reuse
+//		k.QuantizeAct(xq, x)
+//		for r := range rows {
+//			y[r] = k.DotQ(xq, data[r*rb:(r+1)*rb])
+//		}
+//	}
+//
 // Dequant reproduces ggml's dequantisation bit for bit (tested against
 // llama.cpp's output). Dot sums in float32 in its own order, factoring
 // block scales out of the sums, so it agrees with the dequantised dot
@@ -100,6 +111,22 @@ type Kernel struct {
 	// llama.cpp's reference quantiser does; nil where not implemented. Used
 	// to synthesise models and test fixtures.
 	Quantize func(dst []byte, src []float32)
+
+	// ActType is the type activations are quantised to for DotQ, ggml's
+	// vec_dot_type: Q8_0 for Q4_0, Q5_0 and Q8_0 weights, Q8_1 for Q4_1
+	// and Q5_1, Q8_K for the K-quants. It is F32 (and QuantizeAct and
+	// DotQ are nil) for the float types, which keep the float path.
+	ActType Type
+	// QuantizeAct quantises the activations x (a multiple of BlockSize
+	// elements) to ActType into dst, which holds ActRowBytes(len(x))
+	// bytes, as ggml's CPU backend does before an integer dot product.
+	QuantizeAct func(dst []byte, x []float32)
+	// DotQ returns the dot product of a row of activations quantised by
+	// QuantizeAct with the row of weights w: integer multiply-adds within
+	// each block, scaled and summed in float32 (SIMD where the CPU has
+	// it). Quantise the input once per matrix product and call DotQ for
+	// every row.
+	DotQ func(xq, w []byte) float32
 }
 
 var kernels = map[Type]*Kernel{}
@@ -109,6 +136,19 @@ var kernels = map[Type]*Kernel{}
 func register(t Type, k Kernel) {
 	if _, dup := kernels[t]; dup {
 		panic("quant: duplicate kernel for " + t.String())
+	}
+	switch k.ActType {
+	case Q8_0:
+		k.QuantizeAct = quantizeActQ8_0
+	case Q8_1:
+		k.QuantizeAct = quantizeActQ8_1
+	case Q8_K:
+		k.QuantizeAct = quantizeActQ8_K
+	default:
+		k.ActType, k.DotQ = F32, nil
+	}
+	if k.DotQ == nil {
+		k.ActType, k.QuantizeAct = F32, nil
 	}
 	kernels[t] = &k
 }

@@ -55,14 +55,17 @@ func TestSynthFixtures(t *testing.T) {
 	}{
 		{"synth-llama-256", 1e-4, 48, true},
 		{"synth-qwen2-256", 1e-4, 48, true},
-		// Quantised: the README's bounds for an exact dequantiser without
-		// activation quantisation (46/48 ... 0.57), with one position of slack.
-		{"synth-llama-256-Q8_0", 0.6, 45, false},
-		{"synth-qwen2-256-Q8_0", 0.6, 46, false},
-		{"synth-llama-256-Q4_0", 0.6, 45, false},
-		{"synth-llama-256-Q6_K", 0.6, 45, false},
-		{"synth-llama-256-Q4_K_M", 0.6, 43, false},
-		{"synth-qwen2-256-Q4_K_M", 0.6, 44, false},
+		// Quantised: like llama.cpp, the engine quantises activations
+		// (Q8_0, Q8_1, Q8_K) before integer dot products, which agrees
+		// better than the README's exact-dequantiser bounds (46/48 ...
+		// 0.57): measured 48/48 0.041, 48/48 0.12, 46/48 0.34, 48/48 0.24,
+		// 47/48 0.21, 48/48 0.14. Bounds leave a little slack.
+		{"synth-llama-256-Q8_0", 0.1, 47, false},
+		{"synth-qwen2-256-Q8_0", 0.25, 47, false},
+		{"synth-llama-256-Q4_0", 0.5, 45, false},
+		{"synth-llama-256-Q6_K", 0.4, 47, false},
+		{"synth-llama-256-Q4_K_M", 0.35, 46, false},
+		{"synth-qwen2-256-Q4_K_M", 0.3, 47, false},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -15,6 +15,8 @@ type state struct {
 	scrLen  int
 	kCache  []float32 // (layer, ctx, kv_dim)
 	vCache  []float32 // (layer, ctx, kv_dim)
+	xq      []byte    // (3, batch, actBytes) the input of a matmul quantised
+	actLen  int       // actBytes: the largest quantised input row
 
 	mm   matmulJob
 	attn attnJob
@@ -35,6 +37,8 @@ func newState(m *Model) *state {
 		vCache: make([]float32, c.Layers*m.ctx*c.KVDim()),
 	}
 	s.scratch = make([]float32, m.pool.threads*s.scrLen)
+	s.actLen = m.w.maxActBytes()
+	s.xq = make([]byte, 3*b*s.actLen)
 	s.mm.s = s
 	s.attn.s = s
 	return s
@@ -50,6 +54,10 @@ type matmulJob struct {
 	ends  [3]int       // cumulative row counts
 	x     []float32    // (batch, cols)
 	batch int
+	// xq[i] is x quantised to mats[i]'s activation type, (batch, xqLen[i]),
+	// or nil when mats[i] takes the float path.
+	xq    [3][]byte
+	xqLen [3]int
 }
 
 func (j *matmulJob) runRows(w, lo, hi int) {
@@ -59,15 +67,34 @@ func (j *matmulJob) runRows(w, lo, hi int) {
 		end := j.ends[i]
 		a, b := max(lo, start)-start, min(hi, end)-start
 		if a < b {
-			mulRows(m, j.outs[i], j.x, j.batch, a, b, j.s.scratch[w*j.s.scrLen:(w+1)*j.s.scrLen])
+			if j.xq[i] != nil {
+				mulRowsQ(m, j.outs[i], j.xq[i], j.xqLen[i], j.batch, a, b)
+			} else {
+				mulRows(m, j.outs[i], j.x, j.batch, a, b, j.s.scratch[w*j.s.scrLen:(w+1)*j.s.scrLen])
+			}
 		}
 		start = end
 	}
 }
 
-// mulRows computes rows [a, b) of out = W x for each of batch inputs. With
-// one input each row goes through the fused quantised dot product; with
-// several, each row is decoded once into buf and reused for every input.
+// mulRowsQ computes rows [a, b) of out = W x for each of batch inputs
+// already quantised to W's activation type (xq, rows of n bytes): one
+// integer dot product per row and input, as llama.cpp computes it, so a
+// row's result does not depend on the batch it came in.
+func mulRowsQ(m *matrix, out []float32, xq []byte, n, batch, a, b int) {
+	dotq, rows := m.kern.DotQ, m.rows
+	for r := a; r < b; r++ {
+		row := m.data[r*m.rowBytes : (r+1)*m.rowBytes]
+		for i := 0; i < batch; i++ {
+			out[i*rows+r] = dotq(xq[i*n:(i+1)*n], row)
+		}
+	}
+}
+
+// mulRows computes rows [a, b) of out = W x for each of batch inputs, for
+// weights with no integer path (the float types). With one input each row
+// goes through the fused dot product; with several, each row is decoded
+// once into buf and reused for every input.
 func mulRows(m *matrix, out, x []float32, batch, a, b int, buf []float32) {
 	cols, rows := m.cols, m.rows
 	if w := m.f32; w != nil && batch == 1 {
@@ -147,10 +174,33 @@ func (m *Model) matmul(s *state, x []float32, batch int, mats []*matrix, outs ..
 	j := &s.mm
 	j.n, j.x, j.batch = len(mats), x, batch
 	total := 0
+	used := 0 // slots of s.xq taken
 	for i, w := range mats {
 		j.mats[i], j.outs[i] = w, outs[i]
 		total += w.rows
 		j.ends[i] = total
+		j.xq[i], j.xqLen[i] = nil, 0
+		k := w.kern
+		if w.f32 != nil || k.DotQ == nil {
+			continue
+		}
+		// Quantise x once per activation type: q, k and v (gate and up)
+		// usually share it.
+		for p := 0; p < i; p++ {
+			if j.xq[p] != nil && j.mats[p].kern.ActType == k.ActType {
+				j.xq[i], j.xqLen[i] = j.xq[p], j.xqLen[p]
+			}
+		}
+		if j.xq[i] != nil {
+			continue
+		}
+		n, cols := k.ActRowBytes(w.cols), w.cols
+		buf := s.xq[used*batch*s.actLen : used*batch*s.actLen+batch*n]
+		used++
+		for b := 0; b < batch; b++ {
+			k.QuantizeAct(buf[b*n:(b+1)*n], x[b*cols:(b+1)*cols])
+		}
+		j.xq[i], j.xqLen[i] = buf, n
 	}
 	m.pool.run(j, total, mats[0].cols*batch)
 }

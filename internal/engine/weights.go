@@ -181,3 +181,17 @@ func loadWeights(f *gguf.File, c Config) (*weights, error) {
 	}
 	return w, nil
 }
+
+// maxActBytes returns the size of the largest input row of a matrix
+// product quantised to its weights' activation type (0 when no matrix has
+// an integer path).
+func (w *weights) maxActBytes() int {
+	n := w.output.kern.ActRowBytes(w.output.cols)
+	for i := range w.layers {
+		ly := &w.layers[i]
+		for _, m := range []*matrix{&ly.wq, &ly.wk, &ly.wv, &ly.wo, &ly.wGate, &ly.wUp, &ly.wDown} {
+			n = max(n, m.kern.ActRowBytes(m.cols))
+		}
+	}
+	return n
+}

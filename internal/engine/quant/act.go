@@ -150,3 +150,8 @@ func dequantAct(t Type, dst []float32, src []byte) {
 		}
 	}
 }
+
+// Accel names the instruction set the integer dot products (DotQ) run on
+// this machine: "avx2" on amd64 CPUs with AVX2 and FMA, "go" (pure Go)
+// elsewhere and with -tags purego.
+func Accel() string { return simdName }

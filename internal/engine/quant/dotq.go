@@ -256,11 +256,3 @@ func dotQ6_KGo(xq, w []byte) float32 {
 	}
 	return sum
 }
-
-// The integer dot products with a SIMD version, chosen once at start-up
-// (dotq_amd64.go); the pure-Go ones elsewhere (dotq_generic.go).
-var (
-	dotQ8_0Impl = dotQ8_0Go
-	dotQ4_KImpl = dotQ4_KGo
-	dotQ6_KImpl = dotQ6_KGo
-)

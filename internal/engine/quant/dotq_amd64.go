@@ -1,0 +1,41 @@
+//go:build !purego
+
+package quant
+
+import "golang.org/x/sys/cpu"
+
+// hasAVX2 reports whether the AVX2 kernels may run: AVX2 and FMA, with the
+// OS saving the YMM registers (x/sys/cpu checks that).
+var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// The integer dot products: AVX2 where the CPU has it, pure Go otherwise.
+var (
+	dotQ8_0Impl = pick(dotQ8_0AVX2, dotQ8_0Go)
+	dotQ4_KImpl = dotQ4_KGo
+	dotQ6_KImpl = dotQ6_KGo
+)
+
+func pick(simd, generic func(xq, w []byte) float32) func(xq, w []byte) float32 {
+	if hasAVX2 {
+		return simd
+	}
+	return generic
+}
+
+// simdName names the instruction set the integer dot products use.
+var simdName = map[bool]string{true: "avx2", false: "go"}[hasAVX2]
+
+// q8_0DotAVX2 returns Σ over nb blocks of d_x*d_w*Σ x.qs*w.qs for Q8_0
+// blocks at x and w (dotq_amd64.s), with tab the binary16 table.
+//
+//go:noescape
+func q8_0DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+
+func dotQ8_0AVX2(xq, w []byte) float32 {
+	nb := len(xq) / q8_0Bytes
+	if nb == 0 {
+		return 0
+	}
+	_ = w[nb*q8_0Bytes-1]
+	return q8_0DotAVX2(&xq[0], &w[0], nb, f16Table)
+}

@@ -1,0 +1,165 @@
+//go:build !purego
+
+package quant
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// simdKernels pairs each assembly dot product with its pure-Go reference.
+var simdKernels = []struct {
+	typ        Type
+	simd, pure func(xq, w []byte) float32
+}{
+	{Q8_0, dotQ8_0AVX2, dotQ8_0Go},
+}
+
+// setUnitScales sets every stored scale of the weight blocks w and the
+// activation blocks xq to 1, so that a dot product is a sum of integers.
+func setUnitScales(typ Type, k *Kernel, w, xq []byte) {
+	for b := 0; b+k.BlockBytes <= len(w); b += k.BlockBytes {
+		for _, off := range scaleFields[typ] {
+			binary.LittleEndian.PutUint16(w[b+off:], 0x3c00)
+		}
+	}
+	block, bytes := actLayout(k.ActType)
+	_ = block
+	for b := 0; b+bytes <= len(xq); b += bytes {
+		switch k.ActType {
+		case Q8_K:
+			binary.LittleEndian.PutUint32(xq[b:], math.Float32bits(1))
+		case Q8_1:
+			binary.LittleEndian.PutUint16(xq[b:], 0x3c00)
+			var s int
+			for _, q := range xq[b+4 : b+bytes] {
+				s += int(int8(q))
+			}
+			binary.LittleEndian.PutUint16(xq[b+2:], f32ToF16(float32(s)))
+		default:
+			binary.LittleEndian.PutUint16(xq[b:], 0x3c00)
+		}
+	}
+}
+
+// checkSIMD compares the assembly kernel i with the pure-Go one on the
+// weight blocks data and activations drawn from seed: with every scale
+// set to 1 the result is a sum of integers, exact in float32 while the
+// sum of the magnitudes of its terms stays below 2^24, so there both must
+// equal the integer reference exactly; with the real scales they must agree
+// to within float32 rounding of the scaled block sums.
+func checkSIMD(t *testing.T, i int, data []byte, seed uint64) {
+	sk := simdKernels[i]
+	k, _ := Lookup(sk.typ)
+	nb := min(max(len(data)/k.BlockBytes, 1), 4096/k.BlockSize)
+	w := make([]byte, nb*k.BlockBytes)
+	if len(data) > 0 {
+		for j := range w {
+			w[j] = data[j%len(data)]
+		}
+	}
+	n := nb * k.BlockSize
+	r := rand.New(rand.NewPCG(seed, ^seed))
+	x := make([]float32, n)
+	for j := range x {
+		x[j] = float32(r.NormFloat64())
+	}
+	xq := make([]byte, k.ActRowBytes(n))
+	k.QuantizeAct(xq, x)
+
+	// Real scales.
+	nan, inf := specials(sk.typ, k, w)
+	got, want := sk.simd(xq, w), sk.pure(xq, w)
+	xd, deq := make([]float32, n), make([]float32, n)
+	dequantAct(k.ActType, xd, xq)
+	k.Dequant(deq, w)
+	mins := minTerms(sk.typ, w, n)
+	magnitude := func() float64 {
+		var mag float64
+		for j, v := range deq {
+			m := math.Abs(float64(v))
+			if mins != nil {
+				m += math.Abs(float64(mins[j]))
+			}
+			mag += math.Abs(float64(xd[j])) * m
+		}
+		return mag
+	}
+	switch mag := magnitude(); {
+	case nan:
+		if !math.IsNaN(float64(got)) || !math.IsNaN(float64(want)) {
+			t.Fatalf("%v: SIMD %v, Go %v, want both NaN (a stored scale is NaN)", sk.typ, got, want)
+		}
+	case inf || mag > 1e36:
+		// ±inf or NaN, or overflow, depends on the order of the sums.
+	default:
+		tol := float64(nb+8)*0x1p-22*mag + float64(n)*0x1p-130
+		if d := math.Abs(float64(got) - float64(want)); !(d <= tol) {
+			t.Fatalf("%v, %d blocks: SIMD %v, Go %v, difference %g above %g", sk.typ, nb, got, want, d, tol)
+		}
+	}
+
+	// Unit scales: integer sums.
+	setUnitScales(sk.typ, k, w, xq)
+	dequantAct(k.ActType, xd, xq)
+	k.Dequant(deq, w)
+	mins = minTerms(sk.typ, w, n)
+	var ref float64
+	for j, v := range deq {
+		ref += float64(xd[j]) * float64(v)
+	}
+	got, want = sk.simd(xq, w), sk.pure(xq, w)
+	if mag := magnitude(); mag < 1<<24 {
+		if float64(got) != ref || float64(want) != ref {
+			t.Fatalf("%v, %d blocks, unit scales: SIMD %v, Go %v, want both exactly %v", sk.typ, nb, got, want, ref)
+		}
+	} else if d := math.Abs(float64(got) - float64(want)); d > float64(nb+8)*0x1p-22*mag {
+		t.Fatalf("%v, %d blocks, unit scales: SIMD %v, Go %v, difference %g", sk.typ, nb, got, want, d)
+	}
+}
+
+// FuzzDotQAVX2 holds the assembly dot products to the pure-Go ones.
+func FuzzDotQAVX2(f *testing.F) {
+	if !hasAVX2 {
+		f.Skip("no AVX2 on this CPU")
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	for i, sk := range simdKernels {
+		k, _ := Lookup(sk.typ)
+		for _, nb := range []int{1, 2, 3, 8, 17} {
+			src := make([]float32, nb*k.BlockSize)
+			for j := range src {
+				src[j] = float32(r.NormFloat64())
+			}
+			w := make([]byte, nb*k.BlockBytes)
+			k.Quantize(w, src)
+			f.Add(uint8(i), w, uint64(nb))
+		}
+	}
+	f.Fuzz(func(t *testing.T, sel uint8, data []byte, seed uint64) {
+		checkSIMD(t, int(sel)%len(simdKernels), data, seed)
+	})
+}
+
+// TestDotQAVX2RandomBlocks runs the SIMD check on random bytes on every
+// plain test run.
+func TestDotQAVX2RandomBlocks(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 on this CPU")
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for i, sk := range simdKernels {
+		t.Run(sk.typ.String(), func(t *testing.T) {
+			k, _ := Lookup(sk.typ)
+			for range 300 {
+				data := make([]byte, (1+r.IntN(40))*k.BlockBytes)
+				for j := range data {
+					data[j] = byte(r.Uint32())
+				}
+				checkSIMD(t, i, data, r.Uint64())
+			}
+		})
+	}
+}

@@ -156,6 +156,9 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 	if !abortAt.IsZero() && lastAt.After(abortAt) {
 		fu.AbortLatencyNS = int64(lastAt.Sub(abortAt))
 	}
+	if end := startA.Add(trA.LastEvent); !abortAt.IsZero() && trA.LastEvent > 0 && end.After(abortAt) {
+		fu.StopLatencyNS = int64(end.Sub(abortAt))
+	}
 	mu.Unlock()
 	if abortResp != nil {
 		fu.TokensAfterAbort = abortResp.TokensAfterAbort

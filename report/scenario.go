@@ -8,7 +8,7 @@ import (
 )
 
 // scenarioColumns are the columns of the rapid-fire table.
-var scenarioColumns = []string{"interrupted", "follow-up", "abort latency", "tokens after abort", "foreign events", "follow-up ttft", "alone ttft", "ttft change"}
+var scenarioColumns = []string{"interrupted", "follow-up", "abort latency", "stream end", "tokens after abort", "foreign events", "follow-up ttft", "alone ttft", "ttft change"}
 
 // scenarioRows returns one row per follow-up of a rapid-fire run: what the
 // impatient user's abort cost (times in ms).
@@ -28,7 +28,7 @@ func scenarioRows(r *runfile.Run) [][]string {
 		}
 		rows = append(rows, []string{
 			promptOf(r, f.Interrupted), promptOf(r, f.FollowUp),
-			nsMS(f.AbortLatencyNS), after, strconv.Itoa(f.ForeignEvents),
+			nsMS(f.AbortLatencyNS), nsMS(f.StopLatencyNS), after, strconv.Itoa(f.ForeignEvents),
 			nsMS(f.TTFTNS), nsMS(f.AloneTTFTNS), change,
 		})
 	}

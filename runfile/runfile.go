@@ -284,8 +284,12 @@ type FollowUp struct {
 	// Interrupted and FollowUp are indexes into Requests.
 	Interrupted int `json:"interrupted"`
 	FollowUp    int `json:"follow_up"`
-	// AbortLatencyNS: abort sent → last token of the old answer seen.
+	// AbortLatencyNS: abort sent → last token of the old answer seen (0
+	// when no token arrived after the abort was sent).
 	AbortLatencyNS int64 `json:"abort_latency_ns"`
+	// StopLatencyNS: abort sent → the old answer's stream ended (its last
+	// event, such as finish_reason "abort" or [DONE], or the close).
+	StopLatencyNS int64 `json:"stop_latency_ns"`
 	// TokensAfterAbort as the server reported it (-1 when unknown).
 	TokensAfterAbort int `json:"tokens_after_abort"`
 	// AbortError is why the abort got no answer, when it got none (a
@@ -344,6 +348,9 @@ func (r *Run) Write(path string) error {
 	}
 	_, werr := f.Write(append(b, '\n'))
 	cerr := f.Close()
+	if werr == nil && cerr == nil {
+		werr = os.Chmod(f.Name(), 0o644) // CreateTemp makes it 0600
+	}
 	if werr != nil || cerr != nil {
 		os.Remove(f.Name())
 		return errors.Join(werr, cerr)

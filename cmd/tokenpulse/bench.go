@@ -43,6 +43,7 @@ type benchFlags struct {
 	out         string
 	scenario    string
 	quiet       bool
+	errorBudget string
 
 	judge    judgeFlags
 	embedded embeddedFlags
@@ -86,6 +87,7 @@ interrupted (what was measured is still written).`,
 	fl.StringVarP(&f.out, "out", "o", "", "directory for run.json and reports (default tokenpulse-runs/TIMESTAMP)")
 	fl.StringVar(&f.scenario, "scenario", "", "workload scenario: \"\" (suite sample) or rapid-fire (ask, interrupt, ask again)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	fl.StringVar(&f.errorBudget, "error-budget", "1%", "largest share of failed requests that still passes (adds 'errors.rate <= BUDGET'); \"none\" judges errors only by --threshold")
 	f.judge.register(fl)
 	f.embedded.register(fl)
 	f.outputs.register(fl)
@@ -96,12 +98,18 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if err := f.validate(); err != nil {
 		return usageErr(err)
 	}
+	if f.errorBudget != "none" {
+		f.judge.thresholds = append(f.judge.thresholds, "[overall] errors.rate <= "+f.errorBudget)
+	}
 	rules, err := f.judge.rules()
 	if err != nil {
 		return usageErr(err)
 	}
 	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
 	if err != nil {
+		return usageErr(err)
+	}
+	if err := f.judge.checkCategories(s); err != nil {
 		return usageErr(err)
 	}
 	if err := f.outputs.check(); err != nil {
@@ -174,7 +182,6 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Thresholds:      f.judge.thresholds,
 		FrameHz:         60,
 		RenderBatchMS:   16,
-		SuiteThresholds: suiteThresholds(s),
 	}
 
 	prog := newProgressLine(stderr, f.quiet)
@@ -196,6 +203,20 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		run.Requests, runErr = bench.Run(ctx, cfg)
 	case "rapid-fire":
+		// Cold and warm-up requests first, as in a plain run, so that the
+		// first "alone" reference is not the target's cold start.
+		pre := bench.Config{
+			Client: client, WarmupPrompts: s.Sample(f.warmup, f.seed+1),
+			MaxTokens: f.maxTokens, Timeout: f.timeout, Progress: prog.update,
+		}
+		if cold {
+			p := s.Sample(1, f.seed+2)
+			pre.ColdPrompt = &p[0]
+		}
+		run.Requests, runErr = bench.Run(ctx, pre)
+		if runErr != nil {
+			break
+		}
 		cfg := bench.RapidFireConfig{
 			Client:    client,
 			Aborter:   client,
@@ -204,12 +225,25 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 			Timeout:   f.timeout,
 			Progress:  prog.update,
 		}
-		var fus []runfile.FollowUp
-		run.Requests, fus, runErr = bench.RapidFire(ctx, cfg)
+		reqs, fus, err := bench.RapidFire(ctx, cfg)
+		base := len(run.Requests)
+		for i := range reqs {
+			reqs[i].Index += base
+		}
+		for i := range fus {
+			fus[i].Interrupted += base
+			fus[i].FollowUp += base
+		}
+		run.Requests, runErr = append(run.Requests, reqs...), err
 		run.Scenario = &runfile.Scenario{Name: "rapid-fire", FollowUps: fus}
 	}
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()
+	var unsampled []string
+	run.Config.SuiteThresholds, unsampled = suiteThresholds(s, run.Requests)
+	for _, c := range unsampled {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured (no request of it in this run; raise --requests): its thresholds were not judged", c))
+	}
 	if runErr != nil {
 		run.Interrupted = true
 	}
@@ -221,7 +255,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("tokenpulse-runs", run.StartedAt.Format("20060102-150405"))
+		dir = freshDir(filepath.Join("tokenpulse-runs", run.StartedAt.Format("20060102-150405")))
 	}
 	runPath := filepath.Join(dir, "run.json")
 	if err := run.Write(runPath); err != nil {
@@ -289,15 +323,30 @@ func parseHeaders(hs []string) (http.Header, error) {
 	return h, nil
 }
 
-// suiteThresholds copies the suite's thresholds into the run config.
-func suiteThresholds(s *suite.Suite) map[string][]string {
-	m := map[string][]string{}
-	for _, c := range s.Categories {
-		if len(c.Thresholds) > 0 {
-			m[c.Name] = append([]string(nil), c.Thresholds...)
+// suiteThresholds copies into the run config the thresholds of the
+// suite's categories that the run measured, and names the categories with
+// thresholds that it did not (a small --requests may leave one out; a gate
+// must not fail, nor pass, on a category it never saw).
+func suiteThresholds(s *suite.Suite, reqs []runfile.Request) (map[string][]string, []string) {
+	seen := map[string]bool{}
+	for _, r := range reqs {
+		if r.Counted() && !r.Cold {
+			seen[r.Category] = true
 		}
 	}
-	return m
+	m := map[string][]string{}
+	var unsampled []string
+	for _, c := range s.Categories {
+		if len(c.Thresholds) == 0 {
+			continue
+		}
+		if !seen[c.Name] {
+			unsampled = append(unsampled, c.Name)
+			continue
+		}
+		m[c.Name] = append([]string(nil), c.Thresholds...)
+	}
+	return m, unsampled
 }
 
 // discoverModel asks the target for its models and returns the first one,
@@ -305,7 +354,8 @@ func suiteThresholds(s *suite.Suite) map[string][]string {
 func discoverModel(ctx context.Context, baseURL string, header http.Header, apiKey string) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+"/v1/models", nil)
+	root := strings.TrimSuffix(strings.TrimSuffix(baseURL, "/"), "/v1")
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, root+"/v1/models", nil)
 	if err != nil {
 		return "default"
 	}
@@ -399,4 +449,16 @@ func rapidFirePrompts(s *suite.Suite, pairs int, seed uint64) []suite.Prompt {
 		out = append(out, first[i], follow[i])
 	}
 	return out
+}
+
+// freshDir returns base, or base-2, base-3, ... when base exists, so that
+// runs started in the same second never write over each other.
+func freshDir(base string) string {
+	dir := base
+	for i := 2; ; i++ {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return dir
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
 }

@@ -95,8 +95,13 @@ func TestBenchAgainstMock(t *testing.T) {
 			t.Errorf("request %d: error %q, %d tokens, %d server times", r.Index, r.Error, len(r.TokenTimesNS), len(r.ServerTimesNS))
 		}
 	}
-	if len(run.Verdicts) != 2 || !run.Verdicts[0].Passed || !run.Verdicts[1].Passed {
-		t.Errorf("verdicts = %+v, want two passed", run.Verdicts)
+	if len(run.Verdicts) != 3 {
+		t.Errorf("verdicts = %+v, want the two suite thresholds and the error budget", run.Verdicts)
+	}
+	for _, v := range run.Verdicts {
+		if !v.Passed {
+			t.Errorf("verdict %s on %s failed: %+v", v.Rule, v.Scope, v)
+		}
 	}
 	if !strings.Contains(text, "warm requests") || !strings.Contains(text, "complex") {
 		t.Errorf("summary lacks the per-category table:\n%s", text)
@@ -217,6 +222,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"bench", "--suite", suite, "--report", "pdf"},
 		{"bench", "--suite", suite, "--publish", "ftp://bucket"},
 		{"bench", "--suite", suite, "--scenario", "slow-loris"},
+		{"bench", "--suite", suite, "--threshold", "[category:nope] gap.max <= 1s"},
+		{"bench", "--suite", suite, "--error-budget", "lots"},
 		{"bench", "--no-such-flag"},
 	} {
 		if text, code := cliRun(t, args...); code != exitUsage {
@@ -246,5 +253,55 @@ func TestBenchTargetDown(t *testing.T) {
 		if r.ErrorKind != "connect" {
 			t.Errorf("request %d: error kind %q, want connect", r.Index, r.ErrorKind)
 		}
+	}
+}
+
+func TestBenchErrorBudget(t *testing.T) {
+	// Half the requests fail with a 500 (seeded, so the count is fixed).
+	url := startMock(t, mock.Profile{TTFT: time.Millisecond, ITL: time.Millisecond, Tokens: 4, TokensPerEvent: 1, ErrorRate: 0.5, Seed: 3})
+	out := t.TempDir()
+	text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "30s"), "-n", "10", "--warmup", "0",
+		"--out", out, "--no-history", "-q")
+	if code != exitThreshold {
+		t.Fatalf("exit %d, want %d: failed requests must cross the default error budget\n%s", code, exitThreshold, text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, v := range run.Verdicts {
+		if v.Rule == "errors.rate <= 1%" {
+			found = true
+			if v.Passed || len(v.Offenders) == 0 {
+				t.Errorf("error budget verdict = %+v, want failed with offenders", v)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no error-budget verdict in %+v", run.Verdicts)
+	}
+	// The same run with the budget turned off passes.
+	if text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "30s"), "-n", "10", "--warmup", "0",
+		"--out", t.TempDir(), "--no-history", "-q", "--error-budget", "none"); code != exitOK {
+		t.Errorf("--error-budget none: exit %d, want 0\n%s", code, text)
+	}
+}
+
+func TestBenchUnsampledCategoryIsNotJudged(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: time.Millisecond, ITL: time.Millisecond, Tokens: 4, TokensPerEvent: 1})
+	out := t.TempDir()
+	// One request cannot cover two categories.
+	text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "30s"), "-n", "1", "--warmup", "0",
+		"--out", out, "--no-history", "-q")
+	if code != exitOK {
+		t.Fatalf("exit %d, want 0: a category with no request must not fail the run\n%s", code, text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Config.SuiteThresholds) != 1 || len(run.Warnings) != 1 || !strings.Contains(run.Warnings[0], "was not measured") {
+		t.Errorf("suite thresholds %v, warnings %q: want one category judged and one named as not measured", run.Config.SuiteThresholds, run.Warnings)
 	}
 }

@@ -137,7 +137,7 @@ func recordedBase(ctx context.Context, f *compareFlags, cur *runfile.Run) (*runf
 	if f.against == "last" {
 		e, run, err := s.Previous(ctx, cur)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, "", fmt.Errorf("no earlier run of %s, model %q, device %q in %s", cur.Target.URL, cur.Target.Model, store.DeviceKey(cur.Device), s.Path())
+			return nil, "", fmt.Errorf("no earlier run of %s, model %q, device %q in %s", store.TargetKey(cur.Target), cur.Target.Model, store.DeviceKey(cur.Device), s.Path())
 		}
 		if err != nil {
 			return nil, "", err

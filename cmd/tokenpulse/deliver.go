@@ -144,7 +144,7 @@ func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfil
 	if d.against == "last" {
 		entry, base, err = s.Previous(ctx, run)
 		if errors.Is(err, store.ErrNotFound) {
-			fmt.Fprintf(w, "tokenpulse: no earlier run of %s, model %q, device %q in %s; nothing to compare with\n", run.Target.URL, run.Target.Model, store.DeviceKey(run.Device), s.Path())
+			fmt.Fprintf(w, "tokenpulse: no earlier run of %s, model %q, device %q in %s; nothing to compare with\n", store.TargetKey(run.Target), run.Target.Model, store.DeviceKey(run.Device), s.Path())
 			return nil, nil
 		}
 	} else {

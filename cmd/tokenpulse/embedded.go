@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -29,7 +30,7 @@ type embeddedFlags struct {
 func (e *embeddedFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&e.model, "model", "", "GGUF model for the embedded server (default: the bundled stories260K); ignored with --url")
 	fl.IntVar(&e.ctx, "ctx", 0, "context size of the embedded server (default min(2048, the model's own))")
-	fl.IntVar(&e.threads, "threads", 0, "threads of the embedded engine (default: the number of cores)")
+	fl.IntVar(&e.threads, "threads", 0, "threads of the embedded engine (default: the number of cores less one, which is left to the measuring client)")
 	fl.IntVar(&e.batch, "batch", 0, "prompt batch size of the embedded engine (default 32)")
 	fl.IntVar(&e.parallel, "parallel", 1, "requests the embedded server generates at once (the rest queue)")
 }
@@ -46,8 +47,14 @@ type embeddedTarget struct {
 // as any client of a freshly started server would.
 func startEmbedded(ctx context.Context, f embeddedFlags) (*embeddedTarget, error) {
 	t0 := time.Now()
+	threads := f.threads
+	if threads <= 0 {
+		// The client shares this process: a core of its own keeps its
+		// timestamps from waiting behind the engine's workers.
+		threads = max(runtime.NumCPU()-1, 1)
+	}
 	b, err := embedded.Load(ctx, embedded.Options{
-		Engine:   engine.Options{ModelPath: f.model, Ctx: f.ctx, Threads: f.threads, BatchSize: f.batch},
+		Engine:   engine.Options{ModelPath: f.model, Ctx: f.ctx, Threads: threads, BatchSize: f.batch},
 		Parallel: f.parallel,
 	})
 	if err != nil {

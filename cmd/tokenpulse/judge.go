@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/device"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/suite"
 )
 
 // judgeFlags are the flags that decide how a run is judged: extra
@@ -77,5 +81,26 @@ func (j *judgeFlags) device() runfile.Device {
 func (j *judgeFlags) apply(run *runfile.Run, jd *judgement) error {
 	run.Verdicts = gate.Judge(run, jd.tierRules)
 	run.Experience = gate.Experience(run, jd.experience, j.tier)
+	return nil
+}
+
+// checkCategories refuses a --threshold scoped to a category the suite
+// does not have (a typo would otherwise fail on no evidence).
+func (j *judgeFlags) checkCategories(s *suite.Suite) error {
+	rules, err := gate.ParseAll(j.thresholds)
+	if err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	var list []string
+	for _, c := range s.Categories {
+		names[c.Name] = true
+		list = append(list, c.Name)
+	}
+	for _, r := range rules {
+		if r.Scope.Kind == gate.ScopeCategory && !names[r.Scope.Category] {
+			return fmt.Errorf("--threshold %q: suite %s has no category %q (it has %s)", r.Text(), s.Name, r.Scope.Category, strings.Join(list, ", "))
+		}
+	}
 	return nil
 }

@@ -60,7 +60,7 @@ saves a screenshot of the HTML report (needs Chromium).`,
 			run, err := runfile.Load(args[0])
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
-					return usageErr(err)
+					return err // a missing file is a failure (exit 1), as for compare
 				}
 				return usageErr(fmt.Errorf("read run file: %w", err))
 			}

@@ -91,6 +91,15 @@ func TestReportAllWritesFiles(t *testing.T) {
 	}
 }
 
+func TestReportMissingFileIsAFailure(t *testing.T) {
+	// As for compare and the README's exit table: a file that cannot be
+	// read is a failure (1), not an error of use (2).
+	_, code := cliRun(t, "report", filepath.Join(t.TempDir(), "nope.json"))
+	if code != exitFailure {
+		t.Errorf("exit %d, want %d", code, exitFailure)
+	}
+}
+
 func TestReportBadInput(t *testing.T) {
 	dir := t.TempDir()
 	notRun := filepath.Join(dir, "x.json")
@@ -102,7 +111,6 @@ func TestReportBadInput(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"missing file", []string{filepath.Join(dir, "nope.json")}},
 		{"not a run file", []string{notRun}},
 		{"unknown format", []string{run, "--format", "pdf"}},
 		{"svg without out", []string{run, "--format", "svg"}},

@@ -73,7 +73,7 @@ SIGINT or SIGTERM shuts down gracefully: running streams get
 	fs.IntVar(&f.ctx, "ctx", 0, "context size in tokens (0 = min(2048, the model's own))")
 	fs.IntVar(&f.threads, "threads", 0, "threads per matrix product (0 = all cores)")
 	fs.IntVar(&f.batch, "batch", 0, "prompt tokens computed together in prefill (0 = the engine's default)")
-	fs.IntVar(&f.parallel, "parallel", 1, "requests generating at once (1 keeps token gaps steady on a CPU)")
+	fs.IntVar(&f.parallel, "parallel", 1, "requests generating at once (1 keeps the embedded engine's token gaps steady on a CPU; with --upstream the default is 64)")
 	fs.IntVar(&f.queue, "queue", 16, "requests that may wait for a slot; more get 429 (negative = none wait)")
 	fs.StringVar(&f.keyEnv, "api-key-env", "", "name of the environment variable holding the API key(s) to require (comma-separated keys)")
 	fs.BoolVar(&f.insecure, "insecure", false, "allow a non-loopback address without an API key")
@@ -116,7 +116,15 @@ func envKey(flag, name string) (string, error) {
 	return v, nil
 }
 
+// gatewayParallel is --parallel's default in front of an upstream runtime.
+const gatewayParallel = 64
+
 func runServe(cmd *cobra.Command, f serveFlags) error {
+	if f.upstream != "" && !cmd.Flags().Changed("parallel") {
+		// The upstream runtime batches and queues itself; one slot here
+		// would serialise what it can serve at once.
+		f.parallel = gatewayParallel
+	}
 	if err := f.check(); err != nil {
 		return usageErr(err)
 	}

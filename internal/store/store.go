@@ -199,7 +199,7 @@ type Entry struct {
 	ID          int64
 	StartedAt   time.Time
 	RecordedAt  time.Time
-	TargetURL   string
+	TargetURL   string // the target as the history keys it: see TargetKey
 	Model       string
 	Backend     string
 	Hostname    string
@@ -313,7 +313,7 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 		verdicts, verdicts_failed, passed, run_json_gz
 	) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		fp, run.StartedAt.UTC().Format(time.RFC3339Nano), unixNS(run.StartedAt), time.Now().UTC().Format(time.RFC3339Nano),
-		run.Target.URL, run.Target.Model, run.Target.Backend,
+		TargetKey(run.Target), run.Target.Model, run.Target.Backend,
 		run.Device.Hostname, run.Device.Label, DeviceKey(run.Device), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
 		run.Config.Suite, run.Tool.Version,
 		o.Requests, o.Errors, o.TTFTMs.P50, o.TTFTMs.P95, o.GapMs.P95, o.GapMs.Max, o.TPOTMs.Mean, o.E2EMs.P95,
@@ -443,13 +443,45 @@ func (s *Store) Latest(ctx context.Context, target, model, device string) (Entry
 }
 
 // Previous returns the newest run with the same target, model and device
-// as run that started before it: the base of `compare --against last`.
-// run itself need not be recorded.
+// as run that started before it and can serve as a baseline: the base of
+// `compare --against last`. Interrupted runs and runs in which no request
+// succeeded are passed over. run itself need not be recorded.
 func (s *Store) Previous(ctx context.Context, run *runfile.Run) (Entry, *runfile.Run, error) {
 	if run.StartedAt.IsZero() {
 		return Entry{}, nil, errors.New("run has no start time")
 	}
-	return s.first(ctx, Filter{Target: run.Target.URL, Model: run.Target.Model, Device: DeviceKey(run.Device), Before: run.StartedAt, Limit: 1})
+	es, err := s.List(ctx, Filter{Target: TargetKey(run.Target), Model: run.Target.Model, Device: DeviceKey(run.Device), Before: run.StartedAt, Limit: 50})
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	for _, e := range es {
+		if e.Requests == 0 || e.Errors >= e.Requests {
+			continue
+		}
+		e, base, err := s.Get(ctx, e.ID)
+		if err != nil {
+			return Entry{}, nil, err
+		}
+		if !base.Interrupted {
+			return e, base, nil
+		}
+	}
+	return Entry{}, nil, ErrNotFound
+}
+
+// TargetKey is how the history identifies a target: its URL, except for
+// tokenpulse's embedded server, whose URL is a fresh loopback port each
+// run: that is identified by its model file's sha256 instead
+// ("embedded:stories260K@047bf46455a5").
+func TargetKey(t runfile.Target) string {
+	if t.Backend == "embedded" && t.ModelSHA256 != "" {
+		sha := t.ModelSHA256
+		if len(sha) > 12 {
+			sha = sha[:12]
+		}
+		return "embedded:" + t.Model + "@" + sha
+	}
+	return t.URL
 }
 
 func (s *Store) first(ctx context.Context, f Filter) (Entry, *runfile.Run, error) {

@@ -232,3 +232,50 @@ func TestDefaultPath(t *testing.T) {
 		t.Errorf("default file not created: %v", err)
 	}
 }
+
+func TestPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	mk := func(i int, port string, ok, requests int, interrupted bool) *runfile.Run {
+		r := &runfile.Run{
+			SchemaVersion: runfile.SchemaVersion,
+			StartedAt:     t0.Add(time.Duration(i) * time.Hour),
+			Interrupted:   interrupted,
+			Target:        runfile.Target{URL: "http://127.0.0.1:" + port, Model: "stories260K", Backend: "embedded", ModelSHA256: "047bf46455a544931cff"},
+			Device:        runfile.Device{Hostname: "h"},
+		}
+		r.Summary.Overall.Requests = requests
+		r.Summary.Overall.Errors = requests - ok
+		return r
+	}
+	good := mk(0, "1111", 5, 5, false)
+	if _, err := s.Add(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range []*runfile.Run{
+		mk(1, "2222", 0, 5, false), // every request failed
+		mk(2, "3333", 0, 0, false), // nothing measured
+		mk(3, "4444", 3, 3, true),  // interrupted
+	} {
+		if _, err := s.Add(ctx, r); err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+	}
+	// A new run on another port of the same embedded model finds the good
+	// run, passing over the three unusable ones recorded after it.
+	e, base, err := s.Previous(ctx, mk(4, "5555", 5, 5, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !base.StartedAt.Equal(good.StartedAt) {
+		t.Errorf("baseline started %v (entry %d), want the good run of %v", base.StartedAt, e.ID, good.StartedAt)
+	}
+	if got, want := e.TargetURL, "embedded:stories260K@047bf46455a5"; got != want {
+		t.Errorf("recorded target = %q, want %q", got, want)
+	}
+}

@@ -169,19 +169,19 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	run.Target = target
 	run.Device = f.judge.device()
 	run.Config = runfile.Config{
-		Suite:           s.Name,
-		Seed:            f.seed,
-		Requests:        f.requests,
-		Concurrency:     f.concurrency,
-		Arrival:         "closed",
-		Warmup:          f.warmup,
-		Cold:            cold,
-		MaxTokens:       f.maxTokens,
-		TimeoutMS:       f.timeout.Milliseconds(),
-		Scenario:        f.scenario,
-		Thresholds:      f.judge.thresholds,
-		FrameHz:         60,
-		RenderBatchMS:   16,
+		Suite:         s.Name,
+		Seed:          f.seed,
+		Requests:      f.requests,
+		Concurrency:   f.concurrency,
+		Arrival:       "closed",
+		Warmup:        f.warmup,
+		Cold:          cold,
+		MaxTokens:     f.maxTokens,
+		TimeoutMS:     f.timeout.Milliseconds(),
+		Scenario:      f.scenario,
+		Thresholds:    f.judge.thresholds,
+		FrameHz:       60,
+		RenderBatchMS: 16,
 	}
 
 	prog := newProgressLine(stderr, f.quiet)

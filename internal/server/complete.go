@@ -174,6 +174,8 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 		}
 		out.end(finishReason, s.usage(e, res, err), s.timings(e, res, received, started))
 		s.m.e2e.Observe(time.Since(received).Seconds())
+		s.log.Info("request done", "request_id", id, "finish_reason", finishReason,
+			"tokens", e.produced.Load(), "queue", started.Sub(received), "e2e", time.Since(received))
 	}
 }
 

@@ -55,6 +55,11 @@ type Config struct {
 	// Progress, when set, is called after each request completes, from one
 	// goroutine at a time.
 	Progress func(Progress)
+	// Fatal, when set, is asked about each finished request; a non-nil
+	// error stops the run (requests in flight are cut short and dropped)
+	// and Run returns it. Used to stop at once when the target refuses
+	// the credentials, instead of failing every request.
+	Fatal func(*runfile.Request) error
 }
 
 // Progress is the state of a run after a request completed.
@@ -73,6 +78,27 @@ type Progress struct {
 // were issued (cold, warm-up, measured), indexed from 0, and ctx's error if
 // the run was cancelled.
 func Run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if f := cfg.Fatal; f != nil {
+		prog := cfg.Progress
+		cfg.Progress = func(p Progress) {
+			if err := f(p.Last); err != nil {
+				cancel(err)
+			}
+			if prog != nil {
+				prog(p)
+			}
+		}
+	}
+	out, err := run(ctx, cfg)
+	if err != nil {
+		err = context.Cause(ctx)
+	}
+	return out, err
+}
+
+func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 	var out []runfile.Request
 	total := len(cfg.Prompts) + len(cfg.WarmupPrompts)
 	if cfg.ColdPrompt != nil {

@@ -196,6 +196,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 			MaxTokens:     f.maxTokens,
 			Timeout:       f.timeout,
 			Progress:      prog.update,
+			Fatal:         refusedCredentials(f.apiKeyEnv),
 		}
 		if cold {
 			p := s.Sample(1, f.seed+2)
@@ -208,6 +209,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		pre := bench.Config{
 			Client: client, WarmupPrompts: s.Sample(f.warmup, f.seed+1),
 			MaxTokens: f.maxTokens, Timeout: f.timeout, Progress: prog.update,
+			Fatal: refusedCredentials(f.apiKeyEnv),
 		}
 		if cold {
 			p := s.Sample(1, f.seed+2)
@@ -272,6 +274,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 
 	if run.Interrupted {
+		if ctx.Err() == nil {
+			return withCode(exitFailure, fmt.Errorf("%w; what was measured is in %s", runErr, runPath))
+		}
 		return withCode(130, errors.New("interrupted; what was measured is in "+runPath))
 	}
 	if allFailed(run) {
@@ -460,5 +465,20 @@ func freshDir(base string) string {
 			return dir
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+// refusedCredentials stops a run at the first request the target refuses
+// for its credentials: every later one would fail the same way.
+func refusedCredentials(keyEnv string) func(*runfile.Request) error {
+	return func(r *runfile.Request) error {
+		if r.Status != http.StatusUnauthorized && r.Status != http.StatusForbidden {
+			return nil
+		}
+		hint := "set the API key in $" + keyEnv + " or name another variable with --api-key-env"
+		if os.Getenv(keyEnv) != "" {
+			hint = "the key in $" + keyEnv + " was refused"
+		}
+		return fmt.Errorf("stopped: the target answered %d (%s); %s", r.Status, r.Error, hint)
 	}
 }

@@ -305,3 +305,33 @@ func TestBenchUnsampledCategoryIsNotJudged(t *testing.T) {
 		t.Errorf("suite thresholds %v, warnings %q: want one category judged and one named as not measured", run.Config.SuiteThresholds, run.Warnings)
 	}
 }
+
+func TestBenchStopsWhenCredentialsAreRefused(t *testing.T) {
+	srv, err := server.New(mock.New(mock.Profile{TTFT: time.Millisecond, ITL: time.Millisecond, Tokens: 4, TokensPerEvent: 1}, nil),
+		server.Options{Addr: "127.0.0.1:0", APIKey: "right-key", Parallel: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	defer func() { cancel(); <-done }()
+	t.Setenv("TOKENPULSE_TEST_KEY", "wrong-key")
+	out := t.TempDir()
+	text, code := cliRun(t, "bench", "--url", "http://"+ln.Addr().String(), "--suite", writeBenchSuite(t, "30s"), "-n", "20",
+		"--warmup", "0", "--api-key-env", "TOKENPULSE_TEST_KEY", "--out", out, "--no-history", "-q")
+	if code != exitFailure || !strings.Contains(text, "401") || !strings.Contains(text, "was refused") {
+		t.Fatalf("exit %d, want %d with the 401 explained:\n%s", code, exitFailure, text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Requests) >= 20 {
+		t.Errorf("%d requests sent, want the run stopped at the first refusal", len(run.Requests))
+	}
+}

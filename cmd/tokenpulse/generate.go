@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -88,7 +90,7 @@ func runGenerate(ctx context.Context, stdout, stderr io.Writer, opts engine.Opti
 	start := time.Now()
 	res, err := s.Generate(ctx, ids, p, func(t engine.Token) error {
 		times = append(times, t.At.Sub(start).Nanoseconds())
-		_, err := io.WriteString(stdout, t.Text)
+		_, err := io.WriteString(stdout, printable(t.Text))
 		return err
 	})
 	fmt.Fprintln(stdout)
@@ -146,4 +148,16 @@ func fmtCount(n uint64) string {
 		return fmt.Sprintf("%.1fK", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// printable replaces control characters other than newline and tab with
+// U+FFFD, so that a random-weight model's output cannot drive the
+// terminal (escape sequences, bells, carriage returns).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return '\uFFFD'
+	}, s)
 }

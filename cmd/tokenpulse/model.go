@@ -142,6 +142,7 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 				return err
 			}
 			defer os.Remove(tmp.Name())
+			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: writing a %s %s model (dim %d, %d layers) to %s ...\n", sp.Type, sp.Arch, sp.Dim, sp.Layers, out)
 			if err := engine.Synth(tmp, sp); err != nil {
 				tmp.Close()
 				if strings.Contains(err.Error(), "synth:") && !strings.Contains(err.Error(), "write") {

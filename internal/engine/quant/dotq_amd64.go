@@ -11,8 +11,8 @@ var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // The integer dot products: AVX2 where the CPU has it, pure Go otherwise.
 var (
 	dotQ8_0Impl = pick(dotQ8_0AVX2, dotQ8_0Go)
-	dotQ4_KImpl = dotQ4_KGo
-	dotQ6_KImpl = dotQ6_KGo
+	dotQ4_KImpl = pick(dotQ4_KAVX2, dotQ4_KGo)
+	dotQ6_KImpl = pick(dotQ6_KAVX2, dotQ6_KGo)
 )
 
 func pick(simd, generic func(xq, w []byte) float32) func(xq, w []byte) float32 {
@@ -38,4 +38,31 @@ func dotQ8_0AVX2(xq, w []byte) float32 {
 	}
 	_ = w[nb*q8_0Bytes-1]
 	return q8_0DotAVX2(&xq[0], &w[0], nb, f16Table)
+}
+
+// q4_KDotAVX2 and q6_KDotAVX2 return the dot product of nb Q8_K blocks at
+// x with nb Q4_K (Q6_K) blocks at w (dotq_amd64.s).
+//
+//go:noescape
+func q4_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+
+//go:noescape
+func q6_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+
+func dotQ4_KAVX2(xq, w []byte) float32 {
+	nb := len(xq) / q8_KBytes
+	if nb == 0 {
+		return 0
+	}
+	_ = w[nb*q4_KBytes-1]
+	return q4_KDotAVX2(&xq[0], &w[0], nb, f16Table)
+}
+
+func dotQ6_KAVX2(xq, w []byte) float32 {
+	nb := len(xq) / q8_KBytes
+	if nb == 0 {
+		return 0
+	}
+	_ = w[nb*q6_KBytes-1]
+	return q6_KDotAVX2(&xq[0], &w[0], nb, f16Table)
 }

@@ -65,3 +65,210 @@ done:
 	VZEROUPPER
 	MOVSS        X0, ret+32(FP)
 	RET
+
+// Q4_K weights (144-byte blocks at DI: d, dmin binary16, 12 bytes of
+// packed six-bit scales and minimums, 128 bytes of nibbles) × Q8_K
+// activations (292-byte blocks at SI: d float32, 256 int8, 16 int16 sums).
+// The nibbles are unsigned, so VPMADDUBSW needs no sign trick; the
+// minimums meet the activations through the block sums.
+
+// Q4_K_HALF does 64 elements, c = 0..3: nibbles at 16+32c(DI), the low
+// ones against 4+64c(SI) with scale word sa(SP), the high ones against
+// 36+64c(SI) with scale word sb(SP); int32 sums added to Y2.
+#define Q4_K_64(qoff, xlo, xhi, sa, sb) \
+	VMOVDQU    qoff(DI), Y9 \
+	VPAND      Y9, Y15, Y10 \
+	VPSRLW     $4, Y9, Y11 \
+	VPAND      Y11, Y15, Y11 \
+	VPMADDUBSW xlo(SI), Y10, Y12 \
+	VPMADDUBSW xhi(SI), Y11, Y13 \
+	VPBROADCASTW sa(SP), Y10 \
+	VPBROADCASTW sb(SP), Y11 \
+	VPMADDWD   Y10, Y12, Y12 \
+	VPMADDWD   Y11, Y13, Y13 \
+	VPADDD     Y12, Y2, Y2 \
+	VPADDD     Y13, Y2, Y2
+
+// func q4_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+TEXT ·q4_KDotAVX2(SB), NOSPLIT, $16-36
+	MOVQ x+0(FP), SI
+	MOVQ w+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ tab+24(FP), R8
+	VXORPS Y0, Y0, Y0 // Σ d*dy*scaled sums
+	VXORPS X1, X1, X1 // Σ dmin*dy*minimum terms
+	MOVL   $0x0f0f0f0f, AX
+	VMOVD  AX, X15
+	VPBROADCASTD X15, Y15 // nibble mask
+
+q4kloop:
+	TESTQ CX, CX
+	JZ    q4kdone
+	// Unpack the scales and minimums as ggml does with utmp[4]:
+	// scales in R9 (bytes 0..7), minimums in R13.
+	MOVL 4(DI), R9
+	MOVL 8(DI), R10
+	MOVL 12(DI), R11
+	MOVL R11, R12
+	SHRL $4, R12
+	ANDL $0x0f0f0f0f, R12
+	MOVL R10, R13
+	SHRL $6, R13
+	ANDL $0x03030303, R13
+	SHLL $4, R13
+	ORL  R13, R12         // utmp[3]: minimums 4..7
+	MOVL R10, R13
+	ANDL $0x3f3f3f3f, R13 // utmp[2]: minimums 0..3
+	ANDL $0x0f0f0f0f, R11
+	MOVL R9, R14
+	SHRL $6, R14
+	ANDL $0x03030303, R14
+	SHLL $4, R14
+	ORL  R14, R11         // utmp[1]: scales 4..7
+	ANDL $0x3f3f3f3f, R9  // utmp[0]: scales 0..3
+	SHLQ $32, R11
+	ORQ  R11, R9
+	SHLQ $32, R12
+	ORQ  R12, R13
+	VMOVQ R9, X3
+	VPINSRQ $1, R13, X3, X3
+	VPMOVZXBW X3, Y4      // 8 scales, 8 minimums as int16
+	VMOVDQU X4, 0(SP)     // the scales, for broadcasting
+
+	// Minimums × block sums of each 32 activations.
+	VEXTRACTI128 $1, Y4, X5
+	VMOVDQU 260(SI), Y6
+	VEXTRACTI128 $1, Y6, X7
+	VPHADDW X7, X6, X6
+	VPMADDWD X6, X5, X5
+	VCVTDQ2PS X5, X5
+	MOVWLZX 2(DI), AX
+	VMOVSS  (R8)(AX*4), X7
+	VMULSS  (SI), X7, X7
+	VBROADCASTSS X7, X7
+	VFMADD231PS X5, X7, X1
+
+	VPXOR Y2, Y2, Y2
+	Q4_K_64(16, 4, 36, 0, 2)
+	Q4_K_64(48, 68, 100, 4, 6)
+	Q4_K_64(80, 132, 164, 8, 10)
+	Q4_K_64(112, 196, 228, 12, 14)
+	VCVTDQ2PS Y2, Y2
+	MOVWLZX 0(DI), AX
+	VMOVSS  (R8)(AX*4), X7
+	VMULSS  (SI), X7, X7
+	VBROADCASTSS X7, Y7
+	VFMADD231PS Y2, Y7, Y0
+
+	ADDQ $292, SI
+	ADDQ $144, DI
+	DECQ CX
+	JMP  q4kloop
+
+q4kdone:
+	VEXTRACTF128 $1, Y0, X2
+	VADDPS       X2, X0, X0
+	VSUBPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+32(FP)
+	RET
+
+// Q6_K weights (210-byte blocks at DI: ql 128, qh 64, 16 int8 scales,
+// d binary16) × Q8_K activations. Six-bit quants q in [0, 64) stand for
+// q-32: Σ(q-32)*y = Σq*y - 32*Σy, the second from the block sums.
+
+// Q6_K_128 does half h: ql at ql(DI), qh at qh(DI), activations at x(SI),
+// scale words s0..s7(SP); int32 sums added to Y2.
+#define Q6_K_128(ql, ql2, qh, x0, x1, x2, x3, s0, s1, s2, s3, s4, s5, s6, s7) \
+	VMOVDQU ql(DI), Y5 \
+	VMOVDQU ql2(DI), Y6 \
+	VMOVDQU qh(DI), Y7 \
+	VPSLLW  $4, Y7, Y8 \
+	VPAND   Y8, Y14, Y8 \
+	VPSLLW  $2, Y7, Y9 \
+	VPAND   Y9, Y14, Y9 \
+	VPAND   Y7, Y14, Y10 \
+	VPSRLW  $2, Y7, Y11 \
+	VPAND   Y11, Y14, Y11 \
+	VPAND   Y5, Y15, Y12 \
+	VPOR    Y12, Y8, Y8 \
+	VPAND   Y6, Y15, Y12 \
+	VPOR    Y12, Y9, Y9 \
+	VPSRLW  $4, Y5, Y5 \
+	VPAND   Y5, Y15, Y5 \
+	VPOR    Y5, Y10, Y10 \
+	VPSRLW  $4, Y6, Y6 \
+	VPAND   Y6, Y15, Y6 \
+	VPOR    Y6, Y11, Y11 \
+	VPMADDUBSW x0(SI), Y8, Y8 \
+	VPMADDUBSW x1(SI), Y9, Y9 \
+	VPMADDUBSW x2(SI), Y10, Y10 \
+	VPMADDUBSW x3(SI), Y11, Y11 \
+	VPBROADCASTW s0(SP), X12 \
+	VPBROADCASTW s1(SP), X13 \
+	VINSERTI128 $1, X13, Y12, Y12 \
+	VPMADDWD Y12, Y8, Y8 \
+	VPBROADCASTW s2(SP), X12 \
+	VPBROADCASTW s3(SP), X13 \
+	VINSERTI128 $1, X13, Y12, Y12 \
+	VPMADDWD Y12, Y9, Y9 \
+	VPBROADCASTW s4(SP), X12 \
+	VPBROADCASTW s5(SP), X13 \
+	VINSERTI128 $1, X13, Y12, Y12 \
+	VPMADDWD Y12, Y10, Y10 \
+	VPBROADCASTW s6(SP), X12 \
+	VPBROADCASTW s7(SP), X13 \
+	VINSERTI128 $1, X13, Y12, Y12 \
+	VPMADDWD Y12, Y11, Y11 \
+	VPADDD Y9, Y8, Y8 \
+	VPADDD Y11, Y10, Y10 \
+	VPADDD Y10, Y8, Y8 \
+	VPADDD Y8, Y2, Y2
+
+// func q6_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+TEXT ·q6_KDotAVX2(SB), NOSPLIT, $32-36
+	MOVQ x+0(FP), SI
+	MOVQ w+8(FP), DI
+	MOVQ nb+16(FP), CX
+	MOVQ tab+24(FP), R8
+	VXORPS Y0, Y0, Y0
+	MOVL   $0x0f0f0f0f, AX
+	VMOVD  AX, X15
+	VPBROADCASTD X15, Y15 // low-nibble mask
+	MOVL   $0x30303030, AX
+	VMOVD  AX, X14
+	VPBROADCASTD X14, Y14 // bits 4-5
+
+q6kloop:
+	TESTQ CX, CX
+	JZ    q6kdone
+	VPMOVSXBW 192(DI), Y3 // 16 scales as int16
+	VMOVDQU   Y3, 0(SP)
+	// -32 * Σ scale*blocksum
+	VPMADDWD  260(SI), Y3, Y2
+	VPSLLD    $5, Y2, Y2
+	VPXOR     Y4, Y4, Y4
+	VPSUBD    Y2, Y4, Y2
+	Q6_K_128(0, 32, 128, 4, 36, 68, 100, 0, 2, 4, 6, 8, 10, 12, 14)
+	Q6_K_128(64, 96, 160, 132, 164, 196, 228, 16, 18, 20, 22, 24, 26, 28, 30)
+	VCVTDQ2PS Y2, Y2
+	MOVWLZX 208(DI), AX
+	VMOVSS  (R8)(AX*4), X7
+	VMULSS  (SI), X7, X7
+	VBROADCASTSS X7, Y7
+	VFMADD231PS Y2, Y7, Y0
+	ADDQ $292, SI
+	ADDQ $210, DI
+	DECQ CX
+	JMP  q6kloop
+
+q6kdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+32(FP)
+	RET

@@ -15,6 +15,8 @@ var simdKernels = []struct {
 	simd, pure func(xq, w []byte) float32
 }{
 	{Q8_0, dotQ8_0AVX2, dotQ8_0Go},
+	{Q4_K, dotQ4_KAVX2, dotQ4_KGo},
+	{Q6_K, dotQ6_KAVX2, dotQ6_KGo},
 }
 
 // setUnitScales sets every stored scale of the weight blocks w and the

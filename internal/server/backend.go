@@ -45,6 +45,19 @@ func kindOf(b Backend) string {
 	return ""
 }
 
+// Checker is implemented by backends that can tell, before generating,
+// whether they would refuse a request (a prompt longer than the context).
+// With it the server answers a refusal as a 4xx before any output, and
+// otherwise sends a stream's headers and "retry: 0" as soon as the request
+// has a slot, instead of with the first token: a client then sees the
+// queue wait before its headers and the prefill after them, as with
+// llama.cpp and vLLM.
+type Checker interface {
+	// Check returns a *RequestError for a request the backend would
+	// refuse, nil otherwise. It must be cheap and must not generate.
+	Check(req *GenRequest) error
+}
+
 // GenRequest is a validated request handed to a backend.
 type GenRequest struct {
 	// ID is the request id (the client's X-Request-ID or a fresh one).

@@ -75,6 +75,19 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 	}
 	p.gen.ID = id
 	p.gen.Received = received
+	checked := false
+	if c, ok := s.b.(Checker); ok {
+		if err := c.Check(&p.gen); err != nil {
+			var reqErr *RequestError
+			if errors.As(err, &reqErr) {
+				writeRequestError(w, reqErr)
+			} else {
+				writeError(w, http.StatusInternalServerError, "server_error", "", "", "checking the request failed: "+err.Error())
+			}
+			return
+		}
+		checked = true
+	}
 
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -116,6 +129,13 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 	defer s.adm.release()
 	started := time.Now()
 	p.gen.Started = started
+	if checked && p.stream {
+		// The backend has accepted the request: the headers need not wait
+		// for the first token.
+		if err := out.open(); err != nil {
+			cancel(fmt.Errorf("%w: %w", errClientGone, err))
+		}
+	}
 	s.m.queue.Observe(started.Sub(received).Seconds())
 	s.m.inFlight.Inc()
 	defer s.m.inFlight.Dec()

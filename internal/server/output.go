@@ -12,7 +12,9 @@ import (
 // output writes one request's answer: a text/event-stream under the
 // stream contract, or one JSON body at the end for a non-streamed request.
 // Headers are written with the first piece (or at the end), so that a
-// backend can still reject the request with a 4xx before any output.
+// backend can still reject the request with a 4xx before any output,
+// unless the backend checked the request beforehand (see [Checker]) and
+// the server opened the stream at once.
 type output struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
@@ -48,6 +50,20 @@ func newOutput(w http.ResponseWriter, p *parsed, chat bool, timeout time.Duratio
 // begun reports whether a stream's headers are out (after which errors
 // can only be sent as events).
 func (o *output) begun() bool { return o.started && o.stream }
+
+// open writes a stream's headers and "retry: 0" and flushes them to the
+// socket at once.
+func (o *output) open() error {
+	if o.started {
+		return nil
+	}
+	o.begin()
+	if !o.stream {
+		return nil
+	}
+	o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	return o.enc.Flush()
+}
 
 // begin writes the stream's headers and its first frame, "retry: 0".
 func (o *output) begin() {

@@ -167,11 +167,16 @@ func (b *Backend) session(ctx context.Context) (*engine.Session, error) {
 // errStopSequence ends generation at a stop sequence.
 var errStopSequence = errors.New("stop sequence")
 
-// Generate tokenizes the request, borrows a session and generates,
-// emitting each token as it leaves the engine. The engine checks ctx
-// before every token.
-func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit func(server.Piece) error) (server.GenResult, error) {
-	var res server.GenResult
+// Check refuses a prompt that leaves no room for an answer in the context,
+// before the server commits to a stream (server.Checker).
+func (b *Backend) Check(req *server.GenRequest) error {
+	_, err := b.prompt(req)
+	return err
+}
+
+// prompt tokenizes the request's prompt (through the chat template for a
+// chat request) and checks that it fits the context with room to answer.
+func (b *Backend) prompt(req *server.GenRequest) ([]int32, error) {
 	tok := b.m.Tokenizer()
 	var prompt []int32
 	if req.Chat {
@@ -190,14 +195,25 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 	} else {
 		prompt = tok.Encode(req.Prompt, true, false)
 	}
-	ctxLen := b.m.Ctx()
-	if len(prompt) >= ctxLen {
-		return res, &server.RequestError{
+	if ctxLen := b.m.Ctx(); len(prompt) >= ctxLen {
+		return nil, &server.RequestError{
 			Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "messages", Code: "context_length_exceeded",
 			Message: fmt.Sprintf("the prompt is %d tokens; this model's context is %d, leaving no room for an answer", len(prompt), ctxLen),
 		}
 	}
-	maxTokens := min(req.MaxTokens, ctxLen-len(prompt))
+	return prompt, nil
+}
+
+// Generate tokenizes the request, borrows a session and generates,
+// emitting each token as it leaves the engine. The engine checks ctx
+// before every token.
+func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit func(server.Piece) error) (server.GenResult, error) {
+	var res server.GenResult
+	prompt, err := b.prompt(req)
+	if err != nil {
+		return res, err
+	}
+	maxTokens := min(req.MaxTokens, b.m.Ctx()-len(prompt))
 
 	s, err := b.session(ctx)
 	if err != nil {

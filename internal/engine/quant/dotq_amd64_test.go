@@ -17,6 +17,11 @@ var simdKernels = []struct {
 	{Q8_0, dotQ8_0AVX2, dotQ8_0Go},
 	{Q4_K, dotQ4_KAVX2, dotQ4_KGo},
 	{Q6_K, dotQ6_KAVX2, dotQ6_KGo},
+	{Q4_0, dotQ4_0Impl, dotQ4_0Go},
+	{Q5_0, dotQ5_0Impl, dotQ5_0Go},
+	{Q4_1, dotQ4_1Impl, dotQ4_1Go},
+	{Q5_1, dotQ5_1Impl, dotQ5_1Go},
+	{Q5_K, dotQ5_KImpl, dotQ5_KGo},
 }
 
 // setUnitScales sets every stored scale of the weight blocks w and the

@@ -6,6 +6,11 @@ package quant
 // -tags purego).
 var (
 	dotQ8_0Impl = dotQ8_0Go
+	dotQ4_0Impl = dotQ4_0Go
+	dotQ5_0Impl = dotQ5_0Go
+	dotQ4_1Impl = dotQ4_1Go
+	dotQ5_1Impl = dotQ5_1Go
+	dotQ5_KImpl = dotQ5_KGo
 	dotQ4_KImpl = dotQ4_KGo
 	dotQ6_KImpl = dotQ6_KGo
 )

@@ -63,7 +63,7 @@ type legendEntry struct{ col, label string }
 func legend(c *svg.Canvas, y, w float64, entries []legendEntry) float64 {
 	x := 10.0
 	for _, e := range entries {
-		size := 14 + textWidth(e.label) + 16
+		size := 14 + textWidth(e.label, fontSize) + 16
 		if x > 10 && x+size > w {
 			x, y = 10, y+16
 		}
@@ -73,9 +73,6 @@ func legend(c *svg.Canvas, y, w float64, entries []legendEntry) float64 {
 	}
 	return y
 }
-
-// textWidth estimates the width in pixels of s at 11 px.
-func textWidth(s string) float64 { return 6.2 * float64(len([]rune(s))) }
 
 // ---- TTFT waterfall ----
 
@@ -140,6 +137,24 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 	return rows
 }
 
+// Margins of the waterfall's label column, in pixels.
+const (
+	chartPad = 10.0 // between the chart's edge and its text
+	labelGap = 8.0  // between a row's label and its bars
+)
+
+// waterfallLeft returns the x where the waterfall's bars start: just
+// right of the widest row label, so that no label is clipped, but at
+// least 90 px and at most 45% of the width w, beyond which labels are cut
+// with an ellipsis (see fittedText).
+func waterfallLeft(rows []waterfallRow, w float64) float64 {
+	widest := 0.0
+	for _, row := range rows {
+		widest = max(widest, textWidth(row.Label, fontSize))
+	}
+	return math.Ceil(min(max(chartPad+widest+labelGap, 90), 0.45*w))
+}
+
 // Waterfall draws the TTFT waterfall: for each shown request a bar from the
 // user action to the first token, split into sending the request, waiting
 // for the response headers, headers to the first body byte, and the first
@@ -149,17 +164,20 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 func Waterfall(r *runfile.Run, o Options) Chart {
 	rows := waterfallRows(r, o)
 	const (
-		w, left, right, top, rowH = 760.0, 200.0, 96.0, 68.0, 26.0
+		w, right, top, rowH = 760.0, 96.0, 68.0, 26.0
 	)
+	left := waterfallLeft(rows, w)
 	h := top + rowH*float64(max(len(rows), 1)) + 40
 	title := "TTFT waterfall: where the time to the first token goes"
 	c := newChart(w, h, title, "chart waterfall")
 	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
 	c.Text(w-10, 16, "server times start at t_sent (the clocks are not aligned)", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
-	legend(c, 36, w, []legendEntry{
+	// The client's phases on one line, the server's own times on the next.
+	y := legend(c, 36, w, []legendEntry{
 		{colSend, "send request"}, {colWait, "wait for headers"}, {colBody, "headers → first byte"},
-		{colModel, "first byte → first token"}, {colQueue, "server queue"}, {colPrefill, "server prefill"},
+		{colModel, "first byte → first token"},
 	})
+	legend(c, y+16, w, []legendEntry{{colQueue, "server queue"}, {colPrefill, "server prefill"}})
 	if len(rows) == 0 {
 		c.Text(left, top+16, "no request produced a token", svg.A("fill", colMuted))
 		return Chart{Name: "waterfall", Title: title, SVG: c.Bytes()}
@@ -182,7 +200,7 @@ func Waterfall(r *runfile.Run, o Options) Chart {
 		c.Title(fmt.Sprintf("%s %s: sent %s ms, headers %s ms, first byte %s ms, first token %s ms",
 			q.RequestID, q.PromptID, fmtMS(stats.Millis(q.SentNS)), fmtMS(stats.Millis(q.HeadersNS)),
 			fmtMS(stats.Millis(q.FirstByteNS)), fmtMS(stats.Millis(q.TTFTNS))))
-		c.Text(left-8, y+11, row.Label, svg.A("fill", colText), svg.A("text-anchor", "end"))
+		fittedText(c, left-labelGap, y+11, row.Label, left-labelGap-chartPad, fontSize, svg.A("fill", colText), svg.A("text-anchor", "end"))
 		// Phases in order; a phase whose end is unknown (0) or out of
 		// order is drawn as empty.
 		prev := int64(0)
@@ -247,7 +265,7 @@ func warmGaps(r *runfile.Run) []float64 {
 // median, the p99 and the limit.
 func GapHistogram(r *runfile.Run, o Options) Chart {
 	const (
-		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 60.0, 48.0
+		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 66.0, 48.0
 	)
 	title := "Gaps between tokens (warm requests, log scale)"
 	c := newChart(w, h, title, "chart gaps")
@@ -288,43 +306,138 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 	}
 	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
 	c.Text(w-right, h-10, "gap, ms (log scale)", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
-	c.Text(12, top-12, "gaps (log scale)", svg.A("fill", colMuted))
+	mid := (top + h - bottom) / 2 // the count axis's caption runs up beside it
+	c.Text(14, mid, "gaps (log scale)", svg.A("fill", colMuted), svg.A("text-anchor", "middle"), svg.A("transform", "rotate(-90 14 "+svg.Num(mid)+")"))
+	// Bars first; every label placed later keeps clear of them.
+	var pl placer
+	var bins []histBin
 	for i, n := range counts {
 		if n == 0 {
 			continue
 		}
 		x0, x1 := xs.Map(edges[i]), xs.Map(edges[i+1])
-		col := colBar
 		over := limit > 0 && edges[i+1] > limit && edges[i] >= limit*(1-1e-9)
-		if over || (limit > 0 && edges[i] < limit && edges[i+1] > limit && anyAbove(gaps, limit, edges[i], edges[i+1])) {
+		red := over || (limit > 0 && edges[i] < limit && edges[i+1] > limit && anyAbove(gaps, limit, edges[i], edges[i+1]))
+		col := colBar
+		if red {
 			col = colStall
 		}
 		c.Group(svg.Class("bin"), svg.A("data-count", strconv.Itoa(n)))
 		c.Title(fmt.Sprintf("%s–%s ms: %d gaps", svg.Label(edges[i]), svg.Label(edges[i+1]), n))
 		c.Rect(x0+0.5, ys(float64(n)), x1-x0-1, ys(0)-ys(float64(n)), svg.A("fill", col))
-		c.Text((x0+x1)/2, ys(float64(n))-3, strconv.Itoa(n), svg.A("fill", colText), svg.A("text-anchor", "middle"), svg.A("font-size", "10"))
 		c.End()
+		pl.take(box{x0 + 0.5, ys(float64(n)), x1 - 0.5, ys(0)})
+		bins = append(bins, histBin{x0: x0, x1: x1, n: n, red: red})
 	}
 	// Marker lines, named in a key under the title and by a short tag at
-	// the foot of each line, so their labels never cover the bars.
+	// the head of each line; a tag that would cover another moves up a
+	// row.
 	key := fmt.Sprintf("%d gaps · p50 %s ms · p99 %s ms · max %s ms", d.Count, fmtMS(d.P50), fmtMS(d.P99), fmtMS(d.Max))
 	if limit > 0 {
 		key += " · limit " + fmtLimit(limit, "ms")
 	}
 	c.Text(10, 34, key, svg.A("fill", colText))
-	marker := func(v float64, tag, col, dash string) {
-		x := xs.Map(math.Max(v, floor))
-		c.Line(x, top, x, h-bottom, svg.A("stroke", col), svg.A("stroke-dasharray", dash), svg.Class("marker"))
-		c.Text(x, top-2, tag, svg.A("fill", col), svg.A("text-anchor", "middle"), svg.A("font-size", "10"))
+	type marker struct {
+		v              float64
+		tag, col, dash string
 	}
-	marker(d.P50, "p50", colMuted, "3,3")
-	if xs.Map(d.P99)-xs.Map(d.P50) > 24 {
-		marker(d.P99, "p99", colMuted, "3,3")
-	}
+	var markers []marker
 	if limit > 0 {
-		marker(limit, "limit", colStall, "6,3")
+		markers = append(markers, marker{limit, "limit", colStall, "6,3"})
+	}
+	markers = append(markers, marker{d.P50, "p50", colMuted, "3,3"})
+	if xs.Map(d.P99)-xs.Map(d.P50) > 24 {
+		markers = append(markers, marker{d.P99, "p99", colMuted, "3,3"})
+	}
+	for _, m := range markers {
+		x := xs.Map(math.Max(m.v, floor))
+		c.Line(x, top, x, h-bottom, svg.A("stroke", m.col), svg.A("stroke-dasharray", m.dash), svg.Class("marker"))
+	}
+	// Labels, each where it covers no bar and no other label; the most
+	// telling counts first, then the marker tags (which can move up a
+	// row), then the other counts. A count left off shows on hover.
+	placeCount := func(b histBin) {
+		s := strconv.Itoa(b.n)
+		y := ys(float64(b.n)) - 3
+		for _, cand := range []struct {
+			x      float64
+			anchor string
+		}{{(b.x0 + b.x1) / 2, "middle"}, {b.x1, "end"}, {b.x0, "start"}} {
+			bx := textBox(cand.x, y, s, smallSize, cand.anchor)
+			if bx.X0 < left-4 || bx.X1 > w-2 || !pl.free(bx) {
+				continue
+			}
+			pl.take(bx)
+			c.Text(cand.x, y, s, svg.A("fill", colText), svg.A("text-anchor", cand.anchor), svg.A("font-size", "10"), svg.Class("count"),
+				svg.A("stroke", "#fff"), svg.A("stroke-width", "3"), svg.A("stroke-linejoin", "round"), svg.A("paint-order", "stroke"))
+			return
+		}
+	}
+	order, nKey := labelOrder(bins)
+	for _, b := range order[:nKey] {
+		placeCount(b)
+	}
+	for _, m := range markers {
+		x := xs.Map(math.Max(m.v, floor))
+		for _, y := range []float64{top - 2, top - 14} { // a second row when the first is taken
+			if b := textBox(x, y, m.tag, smallSize, "middle"); pl.free(b) {
+				pl.take(b)
+				c.Text(x, y, m.tag, svg.A("fill", m.col), svg.A("text-anchor", "middle"), svg.A("font-size", "10"), svg.Class("tag"))
+				break
+			}
+		}
+	}
+	for _, b := range order[nKey:] {
+		placeCount(b)
 	}
 	return Chart{Name: "gaps", Title: title, SVG: c.Bytes()}
+}
+
+// histBin is one non-empty bar of the gap histogram, in pixels.
+type histBin struct {
+	x0, x1 float64
+	n      int
+	red    bool
+}
+
+// labelOrder returns the bins in the order their counts are labelled,
+// so that when labels would collide the telling ones win: bins over the
+// limit, then the bin of the longest gaps, then by count, larger first,
+// and of equal counts the longer gaps. The first key bins (those over
+// the limit, the last and the tallest) are labelled before the marker
+// tags.
+func labelOrder(bins []histBin) (order []histBin, key int) {
+	last := len(bins) - 1
+	rank := func(i int) int {
+		switch {
+		case bins[i].red:
+			return 0
+		case i == last:
+			return 1
+		}
+		return 2
+	}
+	idx := make([]int, len(bins))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		i, j := idx[a], idx[b]
+		if rank(i) != rank(j) {
+			return rank(i) < rank(j)
+		}
+		if bins[i].n != bins[j].n {
+			return bins[i].n > bins[j].n
+		}
+		return i > j
+	})
+	for _, i := range idx {
+		order = append(order, bins[i])
+		if rank(i) < 2 {
+			key++
+		}
+	}
+	return order, min(key+1, len(order))
 }
 
 // binsPerDecade is the number of log-spaced histogram bins per factor of
@@ -379,17 +492,17 @@ func timeline(t timelineFor, o Options) Chart {
 	q := t.Req
 	rule, stalls := findStalls(q, t.LimitMS, o)
 	const (
-		w, h, left, right, top, bottom = 760.0, 290.0, 56.0, 24.0, 66.0, 48.0
+		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 76.0, 48.0
 	)
-	title := fmt.Sprintf("%s · %s (request #%d, category %s): tokens as they arrived", q.PromptID, q.RequestID, q.Index, q.Category)
+	title := fmt.Sprintf("Tokens as they arrived for %s (request #%d, category %s, id %s)", q.PromptID, q.Index, q.Category, q.RequestID)
 	c := newChart(w, h, title, "chart timeline", svg.A("data-request-id", q.RequestID), svg.A("data-prompt-id", q.PromptID),
 		svg.A("data-stalls", strconv.Itoa(len(stalls))))
-	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
+	fittedText(c, chartPad, 16, title, w-2*chartPad, fontSize*boldWidth, svg.A("fill", colText), svg.A("font-weight", "600"))
 	why := "crossed " + strings.Join(t.Rules, ", ")
 	if t.Worst {
 		why = "no threshold was crossed; this is the warm request with the longest gap"
 	}
-	c.Text(10, 32, why+"; "+rule.String(), svg.A("fill", colMuted))
+	fittedText(c, chartPad, 32, why+"; "+rule.String(), w-2*chartPad, fontSize, svg.A("fill", colMuted))
 	key := fmt.Sprintf("TTFT %s ms · %s · E2E %s ms", fmtMS(stats.Millis(q.TTFTNS)), plural(len(q.TokenTimesNS), "event"), fmtMS(stats.Millis(q.E2ENS)))
 	if len(stalls) > 0 {
 		key += " · " + plural(len(stalls), "stall")
@@ -423,13 +536,13 @@ func timeline(t timelineFor, o Options) Chart {
 	}
 	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
 	c.Text(w-right, h-10, "ms from the user action", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
-	c.Text(12, top-6, "tokens", svg.A("fill", colMuted))
+	c.Text(12, top-12, "tokens", svg.A("fill", colMuted))
 
 	// TTFT along the baseline, then the staircase.
 	t0 := xs.Map(stats.Millis(q.TokenTimesNS[0]))
 	c.Line(left, h-bottom, t0, h-bottom, svg.A("stroke", colModel), svg.A("stroke-width", "2"), svg.A("stroke-dasharray", "4,3"))
 	ttft := "TTFT " + fmtMS(stats.Millis(q.TTFTNS)) + " ms"
-	if t0-left > textWidth(ttft)+8 { // otherwise the key above names it
+	if t0-left > textWidth(ttft, fontSize)+8 { // otherwise the key above names it
 		c.Text(t0-4, h-bottom-6, ttft, svg.A("fill", colModel), svg.A("text-anchor", "end"))
 	}
 	p := (&svg.PathData{}).MoveTo(left, ys.Map(0))
@@ -452,7 +565,7 @@ func timeline(t timelineFor, o Options) Chart {
 		label := "stall " + fmtMS(s.GapMS) + " ms"
 		lx := (x0 + x1) / 2
 		anchor := "middle"
-		if lx+textWidth(label)/2 > w-right {
+		if lx+textWidth(label, fontSize)/2 > w-right {
 			lx, anchor = x1-2, "end"
 		}
 		c.Text(lx, y-8, label, svg.A("fill", colStall), svg.A("font-weight", "600"), svg.A("text-anchor", anchor))

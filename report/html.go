@@ -74,7 +74,15 @@ type chartView struct {
 type verdictView struct {
 	Passed                            bool
 	Rule, Scope, Source, Value, Limit string
-	Offenders                         []string
+	Offenders                         []offenderView
+}
+
+// offenderView is one offender of a verdict, in parts that the page keeps
+// whole: a line may break between them but not inside an id.
+type offenderView struct {
+	PromptID, RequestID string
+	Index               int
+	Value               string
 }
 
 type experienceView struct {
@@ -113,7 +121,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		vv := verdictView{Passed: x.Passed, Rule: x.Rule, Scope: x.Scope, Source: x.Source,
 			Value: fmtValue(x.Value, x.Unit), Limit: fmtLimit(x.Limit, x.Unit)}
 		for _, off := range x.Offenders {
-			vv.Offenders = append(vv.Offenders, fmt.Sprintf("%s · %s (#%d): %s", orDash(off.PromptID), orDash(off.RequestID), off.Index, offenderValue(r, x, off)))
+			vv.Offenders = append(vv.Offenders, offenderView{orDash(off.PromptID), orDash(off.RequestID), off.Index, offenderValue(r, x, off)})
 		}
 		v.Verdicts = append(v.Verdicts, vv)
 		if !x.Passed {

@@ -160,7 +160,9 @@ func waterfallLeft(rows []waterfallRow, w float64) float64 {
 // for the response headers, headers to the first body byte, and the first
 // byte to the first token; under it, when the server reported them, its
 // queue and prefill times (placed from t_sent, since the two clocks are
-// not aligned).
+// not aligned). The label column is as wide as the longest row label
+// needs (see waterfallLeft); a label too long even for its widest is cut
+// with an ellipsis and carries the whole text in a <title>.
 func Waterfall(r *runfile.Run, o Options) Chart {
 	rows := waterfallRows(r, o)
 	const (
@@ -262,7 +264,10 @@ func warmGaps(r *runfile.Run) []float64 {
 // gaps and a rare long stall show on one chart; the count axis is
 // logarithmic too, so that one stall among thousands of gaps stays
 // visible. Bins above the run's gap.max limit are red; lines mark the
-// median, the p99 and the limit.
+// median, the p99 and the limit. No two labels overlap and no count
+// covers a bar: counts are placed most telling first (bins over the
+// limit, the longest gaps, the tallest bin), and one with no free place
+// is left off; every bar's <title> holds its count.
 func GapHistogram(r *runfile.Run, o Options) Chart {
 	const (
 		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 66.0, 48.0
@@ -573,7 +578,7 @@ func timeline(t timelineFor, o Options) Chart {
 	}
 
 	if !q.OK() {
-		c.Text(xs.Map(stats.Millis(endNS)), ys.Map(float64(prev))+14, "error: "+orDash(q.ErrorKind), svg.A("fill", colStall), svg.A("text-anchor", "end"))
+		c.Text(xs.Map(stats.Millis(endNS))-4, ys.Map(float64(prev))+14, "error: "+orDash(q.ErrorKind), svg.A("fill", colStall), svg.A("text-anchor", "end"))
 	}
 	return Chart{Name: timelineName(q), Title: title, SVG: c.Bytes()}
 }

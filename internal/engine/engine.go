@@ -22,8 +22,12 @@
 // safe for concurrent use.
 //
 // Matrix products run over the rows of the weights in their stored
-// encoding through the fused dot products of package quant, spread over a
-// persistent worker pool (Options.Threads goroutines, started at load).
+// encoding, spread over a persistent worker pool (Options.Threads
+// goroutines, started at load). As in llama.cpp, the input of a product
+// over quantised weights is quantised once (to Q8_0, Q8_1 or Q8_K, the
+// weights' quant.Kernel.ActType) and each row is one integer dot product
+// (quant.Kernel.DotQ, AVX2 on amd64); float weights (F32, F16, BF16) take
+// float dot products.
 package engine
 
 import (

@@ -1,6 +1,10 @@
 package engine
 
-import "math"
+import (
+	"math"
+
+	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+)
 
 // state holds a session's activations and KV cache, all allocated once.
 type state struct {
@@ -19,6 +23,7 @@ type state struct {
 	actLen  int       // actBytes: the largest quantised input row
 
 	mm   matmulJob
+	qj   quantJob
 	attn attnJob
 }
 
@@ -106,9 +111,9 @@ func mulRows(m *matrix, out, x []float32, batch, a, b int, buf []float32) {
 	}
 	if batch == 1 {
 		x = x[:cols]
-		dotq := m.kern.Dot
+		dotf := m.kern.Dot
 		for r := a; r < b; r++ {
-			out[r] = dotq(x, m.data[r*m.rowBytes:(r+1)*m.rowBytes])
+			out[r] = dotf(x, m.data[r*m.rowBytes:(r+1)*m.rowBytes])
 		}
 		return
 	}
@@ -128,6 +133,22 @@ func mulRows(m *matrix, out, x []float32, batch, a, b int, buf []float32) {
 		for ; i < batch; i++ {
 			out[i*rows+r] = dot(row, x[i*cols:(i+1)*cols])
 		}
+	}
+}
+
+// quantJob quantises batch input rows of cols elements to k's activation
+// type, rows of n bytes each in xq: a batched prefill shares the work.
+type quantJob struct {
+	k    *quant.Kernel
+	x    []float32
+	cols int
+	xq   []byte
+	n    int
+}
+
+func (j *quantJob) runRows(_, lo, hi int) {
+	for b := lo; b < hi; b++ {
+		j.k.QuantizeAct(j.xq[b*j.n:(b+1)*j.n], j.x[b*j.cols:(b+1)*j.cols])
 	}
 }
 
@@ -194,12 +215,11 @@ func (m *Model) matmul(s *state, x []float32, batch int, mats []*matrix, outs ..
 		if j.xq[i] != nil {
 			continue
 		}
-		n, cols := k.ActRowBytes(w.cols), w.cols
+		n := k.ActRowBytes(w.cols)
 		buf := s.xq[used*batch*s.actLen : used*batch*s.actLen+batch*n]
 		used++
-		for b := 0; b < batch; b++ {
-			k.QuantizeAct(buf[b*n:(b+1)*n], x[b*cols:(b+1)*cols])
-		}
+		s.qj = quantJob{k: k, x: x, cols: w.cols, xq: buf, n: n}
+		m.pool.run(&s.qj, batch, 8*w.cols)
 		j.xq[i], j.xqLen[i] = buf, n
 	}
 	m.pool.run(j, total, mats[0].cols*batch)

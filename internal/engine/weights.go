@@ -11,8 +11,9 @@ import (
 )
 
 // matrix is a 2-D weight of rows × cols stored row by row in its GGUF
-// encoding; y = W x takes one fused dot product per row, never
-// dequantising the whole matrix.
+// encoding; y = W x takes one dot product per row (an integer one against
+// the quantised input for quantised types), never dequantising the whole
+// matrix.
 type matrix struct {
 	name     string
 	rows     int // ne1: output size

@@ -1,6 +1,10 @@
 // Package quant holds the tensor element types of GGUF files (llama.cpp's
-// ggml types) and, for each, a plain reference dequantiser, a fast fused
-// dot product against float32 activations, and an encoder.
+// ggml types) and, for each, a plain reference dequantiser, a fused dot
+// product against float32 activations, an encoder, and for the quantised
+// types the fast path llama.cpp takes: activations quantised once to an
+// 8-bit type (ActType) and integer dot products (DotQ), in AVX2 assembly
+// on amd64 CPUs that have it (see [Accel]) and in pure Go elsewhere or
+// with -tags purego.
 //
 // The block layouts are bit-compatible with llama.cpp's ggml-common.h: a
 // row of n elements of type T occupies n/BlockSize(T) blocks of
@@ -34,6 +38,13 @@
 // product to within float32 rounding, not bit for bit. Quantize follows
 // llama.cpp's reference quantisers (quantize_row_*_ref, what llama-quantize
 // uses without an importance matrix) and produces the same bytes.
+//
+// DotQ is exact in its integer block sums (the assembly and the pure-Go
+// versions agree on them bit for bit) and scales them in float32, so it
+// agrees with the float64 dot product of the quantised activations and
+// Dequant(w) to within float32 rounding; against the unquantised float32
+// activations it differs by the 8-bit rounding of the activations, as
+// llama.cpp's results do.
 //
 // All functions are safe for concurrent use: kernels are pure functions of
 // their arguments and allocate nothing.

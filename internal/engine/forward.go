@@ -87,6 +87,10 @@ func (j *matmulJob) runRows(w, lo, hi int) {
 // integer dot product per row and input, as llama.cpp computes it, so a
 // row's result does not depend on the batch it came in.
 func mulRowsQ(m *matrix, out []float32, xq []byte, n, batch, a, b int) {
+	if batch == 1 { // decode: the rows in one call
+		m.kern.DotQRows(out[a:b], xq[:n], m.data[a*m.rowBytes:b*m.rowBytes])
+		return
+	}
 	dotq, rows := m.kern.DotQ, m.rows
 	for r := a; r < b; r++ {
 		row := m.data[r*m.rowBytes : (r+1)*m.rowBytes]

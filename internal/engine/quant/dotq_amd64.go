@@ -10,99 +10,125 @@ var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // The integer dot products: AVX2 where the CPU has it, pure Go otherwise.
 var (
-	dotQ8_0Impl = pick(dotQ8_0AVX2, dotQ8_0Go)
-	dotQ4_0Impl = pick(avx2Blocks(q4_0DotAVX2, q8_0Bytes, q4_0Bytes), dotQ4_0Go)
-	dotQ5_0Impl = pick(avx2Blocks(q5_0DotAVX2, q8_0Bytes, q5_0Bytes), dotQ5_0Go)
-	dotQ4_1Impl = pick(avx2Blocks(q4_1DotAVX2, q8_1Bytes, q4_1Bytes), dotQ4_1Go)
-	dotQ5_1Impl = pick(avx2Blocks(q5_1DotAVX2, q8_1Bytes, q5_1Bytes), dotQ5_1Go)
-	dotQ5_KImpl = pick(avx2Blocks(q5_KDotAVX2, q8_KBytes, q5_KBytes), dotQ5_KGo)
-	dotQ4_KImpl = pick(dotQ4_KAVX2, dotQ4_KGo)
-	dotQ6_KImpl = pick(dotQ6_KAVX2, dotQ6_KGo)
+	dotQ8_0Impl = pick(Q8_0, dotQ8_0Go)
+	dotQ4_0Impl = pick(Q4_0, dotQ4_0Go)
+	dotQ5_0Impl = pick(Q5_0, dotQ5_0Go)
+	dotQ4_1Impl = pick(Q4_1, dotQ4_1Go)
+	dotQ5_1Impl = pick(Q5_1, dotQ5_1Go)
+	dotQ4_KImpl = pick(Q4_K, dotQ4_KGo)
+	dotQ5_KImpl = pick(Q5_K, dotQ5_KGo)
+	dotQ6_KImpl = pick(Q6_K, dotQ6_KGo)
+
+	rowsQ8_0Impl = pickRows(Q8_0)
+	rowsQ4_0Impl = pickRows(Q4_0)
+	rowsQ5_0Impl = pickRows(Q5_0)
+	rowsQ4_1Impl = pickRows(Q4_1)
+	rowsQ5_1Impl = pickRows(Q5_1)
+	rowsQ4_KImpl = pickRows(Q4_K)
+	rowsQ5_KImpl = pickRows(Q5_K)
+	rowsQ6_KImpl = pickRows(Q6_K)
 )
 
-func pick(simd, generic func(xq, w []byte) float32) func(xq, w []byte) float32 {
-	if hasAVX2 {
-		return simd
+// pick returns the AVX2 DotQ of t, or generic without AVX2.
+func pick(t Type, generic func(xq, w []byte) float32) func(xq, w []byte) float32 {
+	if !hasAVX2 {
+		return generic
 	}
-	return generic
+	_, act := actLayout(vecDotType[t])
+	wb := kernelBytes[t]
+	return func(xq, w []byte) float32 {
+		var out [1]float32
+		avx2Rows(t, act, wb, out[:], xq, w)
+		return out[0]
+	}
+}
+
+// pickRows returns the AVX2 DotQRows of t, or nil (register then loops
+// over DotQ).
+func pickRows(t Type) func(out []float32, xq, w []byte) {
+	if !hasAVX2 {
+		return nil
+	}
+	_, act := actLayout(vecDotType[t])
+	wb := kernelBytes[t]
+	return func(out []float32, xq, w []byte) { avx2Rows(t, act, wb, out, xq, w) }
 }
 
 // simdName names the instruction set the integer dot products use.
 var simdName = map[bool]string{true: "avx2", false: "go"}[hasAVX2]
 
-// q8_0DotAVX2 returns Σ over nb blocks of d_x*d_w*Σ x.qs*w.qs for Q8_0
-// blocks at x and w (dotq_amd64.s), with tab the binary16 table.
-//
-//go:noescape
-func q8_0DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-
-func dotQ8_0AVX2(xq, w []byte) float32 {
-	nb := len(xq) / q8_0Bytes
-	if nb == 0 {
-		return 0
+// avx2Rows sets out[r] to the dot product of the activations xq (blocks
+// of act bytes) with row r of w, for the len(out) consecutive rows of
+// weights of type t (blocks of wb bytes) in w, with one call into the
+// assembly.
+func avx2Rows(t Type, act, wb int, out []float32, xq, w []byte) {
+	nb := len(xq) / act
+	if nb == 0 || len(out) == 0 {
+		clear(out)
+		return
 	}
-	_ = w[nb*q8_0Bytes-1]
-	return q8_0DotAVX2(&xq[0], &w[0], nb, f16Table)
-}
-
-// q4_KDotAVX2 and q6_KDotAVX2 return the dot product of nb Q8_K blocks at
-// x with nb Q4_K (Q6_K) blocks at w (dotq_amd64.s).
-//
-//go:noescape
-func q4_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-
-//go:noescape
-func q6_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-
-func dotQ4_KAVX2(xq, w []byte) float32 {
-	nb := len(xq) / q8_KBytes
-	if nb == 0 {
-		return 0
-	}
-	_ = w[nb*q4_KBytes-1]
-	return q4_KDotAVX2(&xq[0], &w[0], nb, f16Table)
-}
-
-func dotQ6_KAVX2(xq, w []byte) float32 {
-	nb := len(xq) / q8_KBytes
-	if nb == 0 {
-		return 0
-	}
-	_ = w[nb*q6_KBytes-1]
-	return q6_KDotAVX2(&xq[0], &w[0], nb, f16Table)
-}
-
-// blockKernel is the signature of the assembly kernels: nb blocks of
-// activations at x and of weights at w, with the binary16 table.
-type blockKernel func(x, w *byte, nb int, tab *[1 << 16]float32) float32
-
-// avx2Blocks wraps an assembly kernel as a DotQ: the number of blocks from
-// the activation row (actBytes each), the weight row checked to hold as
-// many blocks of wBytes.
-func avx2Blocks(k blockKernel, actBytes, wBytes int) func(xq, w []byte) float32 {
-	return func(xq, w []byte) float32 {
-		nb := len(xq) / actBytes
-		if nb == 0 {
-			return 0
-		}
-		_ = w[nb*wBytes-1]
-		return k(&xq[0], &w[0], nb, f16Table)
+	_ = w[len(out)*nb*wb-1] // every row is there
+	x, wp, o, rows := &xq[0], &w[0], &out[0], len(out)
+	switch t {
+	case Q8_0:
+		q8_0RowsAVX2(x, wp, nb, f16Table, o, rows)
+	case Q4_0:
+		q4_0RowsAVX2(x, wp, nb, f16Table, o, rows)
+	case Q5_0:
+		q5_0RowsAVX2(x, wp, nb, f16Table, o, rows)
+	case Q4_1:
+		q4_1RowsAVX2(x, wp, nb, f16Table, o, rows)
+	case Q5_1:
+		q5_1RowsAVX2(x, wp, nb, f16Table, o, rows)
+	case Q4_K:
+		q4_KRowsAVX2(x, wp, nb, f16Table, o, rows)
+	case Q5_K:
+		q5_KRowsAVX2(x, wp, nb, f16Table, o, rows)
+	case Q6_K:
+		q6_KRowsAVX2(x, wp, nb, f16Table, o, rows)
+	default:
+		panic("quant: no AVX2 kernel for " + t.String())
 	}
 }
 
-// The kernels of dotq_legacy_amd64.s.
-//
-//go:noescape
-func q4_0DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+// vecDotType and kernelBytes give the activation type and block bytes of
+// the types with an AVX2 kernel (the kernel table is not filled yet when
+// these functions are chosen).
+var (
+	vecDotType = map[Type]Type{
+		Q8_0: Q8_0, Q4_0: Q8_0, Q5_0: Q8_0, Q4_1: Q8_1, Q5_1: Q8_1,
+		Q4_K: Q8_K, Q5_K: Q8_K, Q6_K: Q8_K,
+	}
+	kernelBytes = map[Type]int{
+		Q8_0: q8_0Bytes, Q4_0: q4_0Bytes, Q5_0: q5_0Bytes, Q4_1: q4_1Bytes,
+		Q5_1: q5_1Bytes, Q4_K: q4_KBytes, Q5_K: q5_KBytes, Q6_K: q6_KBytes,
+	}
+)
+
+// The assembly kernels (dotq_amd64.s, dotq_legacy_amd64.s): for rows
+// consecutive weight rows of nb blocks at w, out[r] = the dot product with
+// the nb activation blocks at x; tab is the binary16 table.
 
 //go:noescape
-func q5_0DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+func q8_0RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
 
 //go:noescape
-func q4_1DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+func q4_0RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
 
 //go:noescape
-func q5_1DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+func q5_0RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
 
 //go:noescape
-func q5_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
+func q4_1RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+
+//go:noescape
+func q5_1RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+
+//go:noescape
+func q4_KRowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+
+//go:noescape
+func q5_KRowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+
+//go:noescape
+func q6_KRowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)

@@ -2,6 +2,13 @@
 
 #include "textflag.h"
 
+// PF is how far ahead of the weights being read the kernels prefetch:
+// decode streams every weight once per token from memory, and on the
+// machines measured the hardware prefetcher alone left the kernels
+// waiting (125M Q8_0 decode: 18.5 ms a token without, 12.2 ms with 4 KiB,
+// 13.7 with 2 KiB, 14.1 with 8 KiB).
+#define PF 4096
+
 // Integer dot products of quantised weights with quantised activations,
 // AVX2, after ggml's mul_sum_i8_pairs_float: for signed bytes x and w,
 // VPSIGNB makes |w| (unsigned) and x*sign(w), VPMADDUBSW multiplies them
@@ -13,9 +20,9 @@
 // and DI (weights), into accumulator ACC using scratch registers.
 #define Q8_0_BLOCK(off, S, A, B, P, Q, R, ACC) \
 	MOVWLZX off(SI), AX \
-	MOVWLZX off(DI), BX \
+	MOVWLZX off(DI), R9 \
 	VMOVSS (R8)(AX*4), S \
-	VMULSS (R8)(BX*4), S, S \
+	VMULSS (R8)(R9*4), S, S \
 	VMOVDQU off+2(SI), A \
 	VMOVDQU off+2(DI), B \
 	VPSIGNB B, B, P \
@@ -24,20 +31,27 @@
 	VPMADDWD Y15, R, R \
 	VCVTDQ2PS R, R
 
-// func q8_0DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-TEXT ·q8_0DotAVX2(SB), NOSPLIT, $0-36
-	MOVQ x+0(FP), SI
+// func q8_0RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q8_0RowsAVX2(SB), NOSPLIT, $0-48
 	MOVQ w+8(FP), DI
-	MOVQ nb+16(FP), CX
 	MOVQ tab+24(FP), R8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y8, Y8, Y8
+	MOVQ out+32(FP), DX
+	MOVQ rows+40(FP), R10
 	VPCMPEQW Y15, Y15, Y15
 	VPSRLW $15, Y15, Y15 // sixteen int16 ones
+
+q80row:
+	TESTQ R10, R10
+	JZ    q80end
+	MOVQ  x+0(FP), SI
+	MOVQ  nb+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y8, Y8, Y8
 
 loop2:
 	CMPQ CX, $2
 	JLT tail
+	PREFETCHT0 PF(DI)
 	Q8_0_BLOCK(0, X1, Y2, Y3, Y4, Y5, Y6, Y0)
 	VBROADCASTSS X1, Y1
 	VFMADD231PS Y6, Y1, Y0
@@ -51,19 +65,25 @@ loop2:
 
 tail:
 	TESTQ CX, CX
-	JZ    done
+	JZ    q80done
 	Q8_0_BLOCK(0, X1, Y2, Y3, Y4, Y5, Y6, Y0)
 	VBROADCASTSS X1, Y1
 	VFMADD231PS Y6, Y1, Y0
+	ADDQ $34, DI
 
-done:
+q80done:
 	VADDPS       Y8, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VADDPS       X1, X0, X0
 	VHADDPS      X0, X0, X0
 	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DX)
+	ADDQ         $4, DX
+	DECQ         R10
+	JMP          q80row
+
+q80end:
 	VZEROUPPER
-	MOVSS        X0, ret+32(FP)
 	RET
 
 // Q4_K weights (144-byte blocks at DI: d, dmin binary16, 12 bytes of
@@ -89,21 +109,30 @@ done:
 	VPADDD     Y12, Y2, Y2 \
 	VPADDD     Y13, Y2, Y2
 
-// func q4_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-TEXT ·q4_KDotAVX2(SB), NOSPLIT, $16-36
-	MOVQ x+0(FP), SI
+// func q4_KRowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q4_KRowsAVX2(SB), NOSPLIT, $16-48
 	MOVQ w+8(FP), DI
-	MOVQ nb+16(FP), CX
 	MOVQ tab+24(FP), R8
-	VXORPS Y0, Y0, Y0 // Σ d*dy*scaled sums
-	VXORPS X1, X1, X1 // Σ dmin*dy*minimum terms
+	MOVQ out+32(FP), DX
+	MOVQ rows+40(FP), BX
 	MOVL   $0x0f0f0f0f, AX
 	VMOVD  AX, X15
 	VPBROADCASTD X15, Y15 // nibble mask
 
+q4krow:
+	TESTQ BX, BX
+	JZ    q4kend
+	MOVQ  x+0(FP), SI
+	MOVQ  nb+16(FP), CX
+	VXORPS Y0, Y0, Y0 // Σ d*dy*scaled sums
+	VXORPS X1, X1, X1 // Σ dmin*dy*minimum terms
+
 q4kloop:
 	TESTQ CX, CX
 	JZ    q4kdone
+	PREFETCHT0 PF(DI)
+	PREFETCHT0 PF+64(DI)
+	PREFETCHT0 PF+128(DI)
 	// Unpack the scales and minimums as ggml does with utmp[4]:
 	// scales in R9 (bytes 0..7), minimums in R13.
 	MOVL 4(DI), R9
@@ -171,8 +200,13 @@ q4kdone:
 	VSUBPS       X1, X0, X0
 	VHADDPS      X0, X0, X0
 	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DX)
+	ADDQ         $4, DX
+	DECQ         BX
+	JMP          q4krow
+
+q4kend:
 	VZEROUPPER
-	MOVSS        X0, ret+32(FP)
 	RET
 
 // Q6_K weights (210-byte blocks at DI: ql 128, qh 64, 16 int8 scales,
@@ -227,13 +261,12 @@ q4kdone:
 	VPADDD Y10, Y8, Y8 \
 	VPADDD Y8, Y2, Y2
 
-// func q6_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-TEXT ·q6_KDotAVX2(SB), NOSPLIT, $32-36
-	MOVQ x+0(FP), SI
+// func q6_KRowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q6_KRowsAVX2(SB), NOSPLIT, $32-48
 	MOVQ w+8(FP), DI
-	MOVQ nb+16(FP), CX
 	MOVQ tab+24(FP), R8
-	VXORPS Y0, Y0, Y0
+	MOVQ out+32(FP), DX
+	MOVQ rows+40(FP), BX
 	MOVL   $0x0f0f0f0f, AX
 	VMOVD  AX, X15
 	VPBROADCASTD X15, Y15 // low-nibble mask
@@ -241,9 +274,20 @@ TEXT ·q6_KDotAVX2(SB), NOSPLIT, $32-36
 	VMOVD  AX, X14
 	VPBROADCASTD X14, Y14 // bits 4-5
 
+q6krow:
+	TESTQ BX, BX
+	JZ    q6kend
+	MOVQ  x+0(FP), SI
+	MOVQ  nb+16(FP), CX
+	VXORPS Y0, Y0, Y0
+
 q6kloop:
 	TESTQ CX, CX
 	JZ    q6kdone
+	PREFETCHT0 PF(DI)
+	PREFETCHT0 PF+64(DI)
+	PREFETCHT0 PF+128(DI)
+	PREFETCHT0 PF+192(DI)
 	VPMOVSXBW 192(DI), Y3 // 16 scales as int16
 	VMOVDQU   Y3, 0(SP)
 	// -32 * Σ scale*blocksum
@@ -269,6 +313,11 @@ q6kdone:
 	VADDPS       X1, X0, X0
 	VHADDPS      X0, X0, X0
 	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DX)
+	ADDQ         $4, DX
+	DECQ         BX
+	JMP          q6krow
+
+q6kend:
 	VZEROUPPER
-	MOVSS        X0, ret+32(FP)
 	RET

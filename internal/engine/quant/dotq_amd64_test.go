@@ -14,9 +14,9 @@ var simdKernels = []struct {
 	typ        Type
 	simd, pure func(xq, w []byte) float32
 }{
-	{Q8_0, dotQ8_0AVX2, dotQ8_0Go},
-	{Q4_K, dotQ4_KAVX2, dotQ4_KGo},
-	{Q6_K, dotQ6_KAVX2, dotQ6_KGo},
+	{Q8_0, dotQ8_0Impl, dotQ8_0Go},
+	{Q4_K, dotQ4_KImpl, dotQ4_KGo},
+	{Q6_K, dotQ6_KImpl, dotQ6_KGo},
 	{Q4_0, dotQ4_0Impl, dotQ4_0Go},
 	{Q5_0, dotQ5_0Impl, dotQ5_0Go},
 	{Q4_1, dotQ4_1Impl, dotQ4_1Go},

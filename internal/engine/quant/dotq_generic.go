@@ -11,6 +11,10 @@ var (
 	dotQ4_1Impl = dotQ4_1Go
 	dotQ5_1Impl = dotQ5_1Go
 	dotQ5_KImpl = dotQ5_KGo
+
+	// nil: register loops over DotQ.
+	rowsQ8_0Impl, rowsQ4_0Impl, rowsQ5_0Impl, rowsQ4_1Impl, rowsQ5_1Impl,
+	rowsQ4_KImpl, rowsQ5_KImpl, rowsQ6_KImpl func(out []float32, xq, w []byte)
 	dotQ4_KImpl = dotQ4_KGo
 	dotQ6_KImpl = dotQ6_KGo
 )

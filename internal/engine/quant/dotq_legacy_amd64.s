@@ -2,6 +2,9 @@
 
 #include "textflag.h"
 
+// PF: the prefetch distance, as in dotq_amd64.s.
+#define PF 4096
+
 // AVX2 dot products of the legacy 32-element types (Q4_0, Q5_0 against
 // Q8_0 activations; Q4_1, Q5_1 against Q8_1) and of Q5_K against Q8_K,
 // after ggml's: nibbles are spread to bytes (bytes_from_nibbles_32), fifth
@@ -21,19 +24,25 @@ GLOBL bitsShuf<>(SB), RODATA|NOPTR, $32
 DATA bitsMask<>+0(SB)/8, $0x7fbfdfeff7fbfdfe
 GLOBL bitsMask<>(SB), RODATA|NOPTR, $8
 
-// SETUP loads the arguments and constants shared by the kernels here.
-#define SETUP \
-	MOVQ x+0(FP), SI \
+// SETUP loads the arguments and constants shared by the kernels here;
+// the row counter goes to reg.
+#define SETUP(reg) \
 	MOVQ w+8(FP), DI \
-	MOVQ nb+16(FP), CX \
 	MOVQ tab+24(FP), R8 \
-	VXORPS Y0, Y0, Y0 \
-	VXORPS X1, X1, X1 \
+	MOVQ out+32(FP), DX \
+	MOVQ rows+40(FP), reg \
 	MOVL $0x0f0f0f0f, AX \
 	VMOVD AX, X15 \
 	VPBROADCASTD X15, Y15 \
 	VPCMPEQW Y13, Y13, Y13 \
 	VPSRLW $15, Y13, Y13
+
+// ROW starts a row: the activations from the start, accumulators zero.
+#define ROW \
+	MOVQ x+0(FP), SI \
+	MOVQ nb+16(FP), CX \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS X1, X1, X1
 
 // NIBBLES spreads the 16 bytes at off(DI) into Y2: low nibbles in the low
 // lane (elements 0..15), high nibbles in the high lane (16..31).
@@ -69,38 +78,43 @@ GLOBL bitsMask<>(SB), RODATA|NOPTR, $8
 // SCALE2 broadcasts tab[w.d]*tab[x.d] (binary16 at woff(DI), xoff(SI)) to Y6.
 #define SCALE2(woff, xoff) \
 	MOVWLZX woff(DI), AX \
-	MOVWLZX xoff(SI), BX \
+	MOVWLZX xoff(SI), R9 \
 	VMOVSS (R8)(AX*4), X6 \
-	VMULSS (R8)(BX*4), X6, X6 \
+	VMULSS (R8)(R9*4), X6, X6 \
 	VBROADCASTSS X6, Y6
 
 // MINTERM adds tab[w.m]*tab[x.s] to X1 (Q4_1, Q5_1).
 #define MINTERM \
 	MOVWLZX 2(DI), AX \
-	MOVWLZX 2(SI), BX \
+	MOVWLZX 2(SI), R9 \
 	VMOVSS (R8)(AX*4), X7 \
-	VMULSS (R8)(BX*4), X7, X7 \
+	VMULSS (R8)(R9*4), X7, X7 \
 	VADDSS X7, X1, X1
 
-#define HSUM \
+// STORE writes the row's sum (Y0 and the scalar X1) to out and moves on.
+#define STORE \
 	VEXTRACTF128 $1, Y0, X2 \
 	VADDPS X2, X0, X0 \
 	VHADDPS X0, X0, X0 \
 	VHADDPS X0, X0, X0 \
 	VADDSS X1, X0, X0 \
-	VZEROUPPER \
-	MOVSS X0, ret+32(FP) \
-	RET
+	VMOVSS X0, (DX) \
+	ADDQ $4, DX
 
-// func q4_0DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-TEXT ·q4_0DotAVX2(SB), NOSPLIT, $0-36
-	SETUP
+// func q4_0RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q4_0RowsAVX2(SB), NOSPLIT, $0-48
+	SETUP(R10)
 	MOVL $0x08080808, AX
 	VMOVD AX, X14
 	VPBROADCASTD X14, Y14
+q40row:
+	TESTQ R10, R10
+	JZ q40end
+	ROW
 q40loop:
 	TESTQ CX, CX
 	JZ q40done
+	PREFETCHT0 PF(DI)
 	NIBBLES(2)
 	VPSUBB Y14, Y2, Y2
 	SIGNED_SUM(2)
@@ -111,14 +125,24 @@ q40loop:
 	DECQ CX
 	JMP q40loop
 q40done:
-	HSUM
+	STORE
+	DECQ R10
+	JMP q40row
+q40end:
+	VZEROUPPER
+	RET
 
-// func q4_1DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-TEXT ·q4_1DotAVX2(SB), NOSPLIT, $0-36
-	SETUP
+// func q4_1RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q4_1RowsAVX2(SB), NOSPLIT, $0-48
+	SETUP(R10)
+q41row:
+	TESTQ R10, R10
+	JZ q41end
+	ROW
 q41loop:
 	TESTQ CX, CX
 	JZ q41done
+	PREFETCHT0 PF(DI)
 	NIBBLES(4)
 	UNSIGNED_SUM(4)
 	SCALE2(0, 0)
@@ -129,19 +153,29 @@ q41loop:
 	DECQ CX
 	JMP q41loop
 q41done:
-	HSUM
+	STORE
+	DECQ R10
+	JMP q41row
+q41end:
+	VZEROUPPER
+	RET
 
-// func q5_0DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-TEXT ·q5_0DotAVX2(SB), NOSPLIT, $0-36
-	SETUP
+// func q5_0RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q5_0RowsAVX2(SB), NOSPLIT, $0-48
+	SETUP(R10)
 	VPBROADCASTQ bitsMask<>(SB), Y14
 	VPCMPEQB Y12, Y12, Y12 // all ones
 	MOVL $0xf0f0f0f0, AX
 	VMOVD AX, X11
 	VPBROADCASTD X11, Y11
+q50row:
+	TESTQ R10, R10
+	JZ q50end
+	ROW
 q50loop:
 	TESTQ CX, CX
 	JZ q50done
+	PREFETCHT0 PF(DI)
 	NIBBLES(6)
 	BITS(2)
 	VPANDN Y11, Y4, Y4 // 0xf0 where the fifth bit is clear: q-16 < 0
@@ -154,19 +188,29 @@ q50loop:
 	DECQ CX
 	JMP q50loop
 q50done:
-	HSUM
+	STORE
+	DECQ R10
+	JMP q50row
+q50end:
+	VZEROUPPER
+	RET
 
-// func q5_1DotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-TEXT ·q5_1DotAVX2(SB), NOSPLIT, $0-36
-	SETUP
+// func q5_1RowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q5_1RowsAVX2(SB), NOSPLIT, $0-48
+	SETUP(R10)
 	VPBROADCASTQ bitsMask<>(SB), Y14
 	VPCMPEQB Y12, Y12, Y12
 	MOVL $0x10101010, AX
 	VMOVD AX, X11
 	VPBROADCASTD X11, Y11
+q51row:
+	TESTQ R10, R10
+	JZ q51end
+	ROW
 q51loop:
 	TESTQ CX, CX
 	JZ q51done
+	PREFETCHT0 PF(DI)
 	NIBBLES(8)
 	BITS(4)
 	VPAND Y11, Y4, Y4 // 0x10 where the fifth bit is set
@@ -180,7 +224,12 @@ q51loop:
 	DECQ CX
 	JMP q51loop
 q51done:
-	HSUM
+	STORE
+	DECQ R10
+	JMP q51row
+q51end:
+	VZEROUPPER
+	RET
 
 // Q5_K (176-byte blocks: d, dmin, 12 scale bytes, qh 32, qs 128) × Q8_K:
 // as Q4_K in dotq_amd64.s, each nibble ORed with its fifth bit (bit 2c
@@ -208,15 +257,22 @@ q51done:
 	VPADDD     Y12, Y2, Y2 \
 	VPADDD     Y10, Y2, Y2
 
-// func q5_KDotAVX2(x, w *byte, nb int, tab *[1 << 16]float32) float32
-TEXT ·q5_KDotAVX2(SB), NOSPLIT, $16-36
-	SETUP
+// func q5_KRowsAVX2(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q5_KRowsAVX2(SB), NOSPLIT, $16-48
+	SETUP(BX)
 	MOVL $0x10101010, AX
 	VMOVD AX, X14
 	VPBROADCASTD X14, Y14
+q5krow:
+	TESTQ BX, BX
+	JZ q5kend
+	ROW
 q5kloop:
 	TESTQ CX, CX
 	JZ q5kdone
+	PREFETCHT0 PF(DI)
+	PREFETCHT0 PF+64(DI)
+	PREFETCHT0 PF+128(DI)
 	MOVL 4(DI), R9
 	MOVL 8(DI), R10
 	MOVL 12(DI), R11
@@ -280,6 +336,10 @@ q5kdone:
 	VSUBPS       X1, X0, X0
 	VHADDPS      X0, X0, X0
 	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DX)
+	ADDQ         $4, DX
+	DECQ         BX
+	JMP          q5krow
+q5kend:
 	VZEROUPPER
-	MOVSS        X0, ret+32(FP)
 	RET

@@ -23,8 +23,8 @@ func TestActTypes(t *testing.T) {
 		if k.ActType != at {
 			t.Errorf("%v: ActType = %v, want %v", typ, k.ActType, at)
 		}
-		if (k.DotQ != nil) != (at != F32) || (k.QuantizeAct != nil) != (at != F32) {
-			t.Errorf("%v: DotQ set %v, QuantizeAct set %v, want both %v", typ, k.DotQ != nil, k.QuantizeAct != nil, at != F32)
+		if (k.DotQ != nil) != (at != F32) || (k.QuantizeAct != nil) != (at != F32) || (k.DotQRows != nil) != (at != F32) {
+			t.Errorf("%v: DotQ set %v, QuantizeAct set %v, DotQRows set %v, want all %v", typ, k.DotQ != nil, k.QuantizeAct != nil, k.DotQRows != nil, at != F32)
 		}
 	}
 }
@@ -237,15 +237,17 @@ func TestDotQNearFloat(t *testing.T) {
 	}
 }
 
-// TestDotQAllocatesNothing holds QuantizeAct and DotQ to zero allocations.
+// TestDotQAllocatesNothing holds QuantizeAct, DotQ and DotQRows to zero
+// allocations.
 func TestDotQAllocatesNothing(t *testing.T) {
 	for _, typ := range dotQTypes {
 		k, _ := Lookup(typ)
 		x := make([]float32, 512)
 		w := make([]byte, 512/k.BlockSize*k.BlockBytes)
 		xq := make([]byte, k.ActRowBytes(512))
-		if got := testing.AllocsPerRun(10, func() { k.QuantizeAct(xq, x); k.DotQ(xq, w) }); got != 0 {
-			t.Errorf("%v: QuantizeAct+DotQ allocate %v times per call, want 0", typ, got)
+		out := make([]float32, 1)
+		if got := testing.AllocsPerRun(10, func() { k.QuantizeAct(xq, x); k.DotQ(xq, w); k.DotQRows(out, xq, w) }); got != 0 {
+			t.Errorf("%v: QuantizeAct+DotQ+DotQRows allocate %v times per call, want 0", typ, got)
 		}
 	}
 }
@@ -254,5 +256,38 @@ func TestDotQAllocatesNothing(t *testing.T) {
 func TestAccel(t *testing.T) {
 	if got := Accel(); got != "avx2" && got != "go" {
 		t.Errorf("Accel() = %q, want avx2 or go", got)
+	}
+}
+
+// TestDotQRows checks that DotQRows gives, bit for bit, DotQ of each row,
+// for row counts around the assembly's unrolling and an empty output.
+func TestDotQRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for _, typ := range dotQTypes {
+		t.Run(typ.String(), func(t *testing.T) {
+			k, _ := Lookup(typ)
+			for _, shape := range [][2]int{{1, 1}, {3, 2}, {5, 7}, {64, 3}} {
+				nb, rows := shape[0], shape[1]
+				n := nb * k.BlockSize
+				rb := nb * k.BlockBytes
+				src := make([]float32, n*rows)
+				for i := range src {
+					src[i] = float32(r.NormFloat64())
+				}
+				w := make([]byte, rb*rows)
+				k.Quantize(w, src)
+				x := src[:n]
+				xq := make([]byte, k.ActRowBytes(n))
+				k.QuantizeAct(xq, x)
+				got := make([]float32, rows)
+				k.DotQRows(got, xq, w)
+				for i := range got {
+					if want := k.DotQ(xq, w[i*rb:(i+1)*rb]); got[i] != want {
+						t.Errorf("%d blocks, row %d of %d: DotQRows %v, DotQ %v", nb, i, rows, got[i], want)
+					}
+				}
+				k.DotQRows(got[:0], xq, w) // no rows: nothing to do, no panic
+			}
+		})
 	}
 }

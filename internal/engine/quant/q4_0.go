@@ -14,7 +14,7 @@ const (
 )
 
 func init() {
-	register(Q4_0, Kernel{BlockSize: q4_0Block, BlockBytes: q4_0Bytes, Dequant: dequantQ4_0, Dot: dotQ4_0, Quantize: quantizeQ4_0, ActType: Q8_0, DotQ: dotQ4_0Impl})
+	register(Q4_0, Kernel{BlockSize: q4_0Block, BlockBytes: q4_0Bytes, Dequant: dequantQ4_0, Dot: dotQ4_0, Quantize: quantizeQ4_0, ActType: Q8_0, DotQ: dotQ4_0Impl, DotQRows: rowsQ4_0Impl})
 }
 
 func dequantQ4_0(dst []float32, src []byte) {

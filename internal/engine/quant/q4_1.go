@@ -14,7 +14,7 @@ const (
 )
 
 func init() {
-	register(Q4_1, Kernel{BlockSize: q4_1Block, BlockBytes: q4_1Bytes, Dequant: dequantQ4_1, Dot: dotQ4_1, Quantize: quantizeQ4_1, ActType: Q8_1, DotQ: dotQ4_1Impl})
+	register(Q4_1, Kernel{BlockSize: q4_1Block, BlockBytes: q4_1Bytes, Dequant: dequantQ4_1, Dot: dotQ4_1, Quantize: quantizeQ4_1, ActType: Q8_1, DotQ: dotQ4_1Impl, DotQRows: rowsQ4_1Impl})
 }
 
 func dequantQ4_1(dst []float32, src []byte) {

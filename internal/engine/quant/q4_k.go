@@ -20,7 +20,7 @@ const (
 )
 
 func init() {
-	register(Q4_K, Kernel{BlockSize: qkK, BlockBytes: q4_KBytes, Dequant: dequantQ4_K, Dot: dotQ4_K, Quantize: quantizeQ4_K, ActType: Q8_K, DotQ: dotQ4_KImpl})
+	register(Q4_K, Kernel{BlockSize: qkK, BlockBytes: q4_KBytes, Dequant: dequantQ4_K, Dot: dotQ4_K, Quantize: quantizeQ4_K, ActType: Q8_K, DotQ: dotQ4_KImpl, DotQRows: rowsQ4_KImpl})
 }
 
 // scaleMinK4 unpacks the six-bit scale and minimum of sub-block j (0..7)

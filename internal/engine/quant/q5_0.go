@@ -14,7 +14,7 @@ const (
 )
 
 func init() {
-	register(Q5_0, Kernel{BlockSize: q5_0Block, BlockBytes: q5_0Bytes, Dequant: dequantQ5_0, Dot: dotQ5_0, Quantize: quantizeQ5_0, ActType: Q8_0, DotQ: dotQ5_0Impl})
+	register(Q5_0, Kernel{BlockSize: q5_0Block, BlockBytes: q5_0Bytes, Dequant: dequantQ5_0, Dot: dotQ5_0, Quantize: quantizeQ5_0, ActType: Q8_0, DotQ: dotQ5_0Impl, DotQRows: rowsQ5_0Impl})
 }
 
 func dequantQ5_0(dst []float32, src []byte) {

@@ -15,7 +15,7 @@ const (
 )
 
 func init() {
-	register(Q5_1, Kernel{BlockSize: q5_1Block, BlockBytes: q5_1Bytes, Dequant: dequantQ5_1, Dot: dotQ5_1, Quantize: quantizeQ5_1, ActType: Q8_1, DotQ: dotQ5_1Impl})
+	register(Q5_1, Kernel{BlockSize: q5_1Block, BlockBytes: q5_1Bytes, Dequant: dequantQ5_1, Dot: dotQ5_1, Quantize: quantizeQ5_1, ActType: Q8_1, DotQ: dotQ5_1Impl, DotQRows: rowsQ5_1Impl})
 }
 
 func dequantQ5_1(dst []float32, src []byte) {

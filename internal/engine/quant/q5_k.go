@@ -16,7 +16,7 @@ import "encoding/binary"
 const q5_KBytes = 2 + 2 + 12 + 32 + 128
 
 func init() {
-	register(Q5_K, Kernel{BlockSize: qkK, BlockBytes: q5_KBytes, Dequant: dequantQ5_K, Dot: dotQ5_K, Quantize: quantizeQ5_K, ActType: Q8_K, DotQ: dotQ5_KImpl})
+	register(Q5_K, Kernel{BlockSize: qkK, BlockBytes: q5_KBytes, Dequant: dequantQ5_K, Dot: dotQ5_K, Quantize: quantizeQ5_K, ActType: Q8_K, DotQ: dotQ5_KImpl, DotQRows: rowsQ5_KImpl})
 }
 
 func dequantQ5_K(dst []float32, src []byte) {

@@ -19,7 +19,7 @@ import "encoding/binary"
 const q6_KBytes = 128 + 64 + 16 + 2
 
 func init() {
-	register(Q6_K, Kernel{BlockSize: qkK, BlockBytes: q6_KBytes, Dequant: dequantQ6_K, Dot: dotQ6_K, Quantize: quantizeQ6_K, ActType: Q8_K, DotQ: dotQ6_KImpl})
+	register(Q6_K, Kernel{BlockSize: qkK, BlockBytes: q6_KBytes, Dequant: dequantQ6_K, Dot: dotQ6_K, Quantize: quantizeQ6_K, ActType: Q8_K, DotQ: dotQ6_KImpl, DotQRows: rowsQ6_KImpl})
 }
 
 func dequantQ6_K(dst []float32, src []byte) {

@@ -16,7 +16,7 @@ const (
 )
 
 func init() {
-	register(Q8_0, Kernel{BlockSize: q8_0Block, BlockBytes: q8_0Bytes, Dequant: dequantQ8_0, Dot: dotQ8_0, Quantize: quantizeQ8_0, ActType: Q8_0, DotQ: dotQ8_0Impl})
+	register(Q8_0, Kernel{BlockSize: q8_0Block, BlockBytes: q8_0Bytes, Dequant: dequantQ8_0, Dot: dotQ8_0, Quantize: quantizeQ8_0, ActType: Q8_0, DotQ: dotQ8_0Impl, DotQRows: rowsQ8_0Impl})
 }
 
 func dequantQ8_0(dst []float32, src []byte) {

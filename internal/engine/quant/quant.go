@@ -138,6 +138,11 @@ type Kernel struct {
 	// it). Quantise the input once per matrix product and call DotQ for
 	// every row.
 	DotQ func(xq, w []byte) float32
+	// DotQRows sets out[r] = DotQ(xq, row r) for the len(out) consecutive
+	// weight rows in w (each BlockBytes times the number of blocks in
+	// xq), with the same results as DotQ; one call for many rows saves
+	// the per-call overhead on short rows. Nil exactly when DotQ is.
+	DotQRows func(out []float32, xq, w []byte)
 }
 
 var kernels = map[Type]*Kernel{}
@@ -159,9 +164,22 @@ func register(t Type, k Kernel) {
 		k.ActType, k.DotQ = F32, nil
 	}
 	if k.DotQ == nil {
-		k.ActType, k.QuantizeAct = F32, nil
+		k.ActType, k.QuantizeAct, k.DotQRows = F32, nil, nil
+	} else if k.DotQRows == nil {
+		k.DotQRows = rowsLoop(k.DotQ, k.ActType, k.BlockBytes)
 	}
 	kernels[t] = &k
+}
+
+// rowsLoop makes a DotQRows that calls dotq once per row.
+func rowsLoop(dotq func(xq, w []byte) float32, act Type, blockBytes int) func(out []float32, xq, w []byte) {
+	_, abytes := actLayout(act)
+	return func(out []float32, xq, w []byte) {
+		rb := len(xq) / abytes * blockBytes
+		for r := range out {
+			out[r] = dotq(xq, w[r*rb:(r+1)*rb])
+		}
+	}
 }
 
 // Lookup returns the kernel of t, or an error wrapping [ErrUnsupported].

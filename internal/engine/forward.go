@@ -83,22 +83,28 @@ func (j *matmulJob) runRows(w, lo, hi int) {
 }
 
 // mulRowsQ computes rows [a, b) of out = W x for each of batch inputs
-// already quantised to W's activation type (xq, rows of n bytes): one
-// integer dot product per row and input, as llama.cpp computes it, so a
-// row's result does not depend on the batch it came in.
+// already quantised to W's activation type (xq, rows of n bytes): integer
+// dot products, as llama.cpp computes them, so a row's result does not
+// depend on the batch it came in. A batch goes through the rows in tiles
+// small enough to stay in the L1 cache while every input passes over them.
 func mulRowsQ(m *matrix, out []float32, xq []byte, n, batch, a, b int) {
-	if batch == 1 { // decode: the rows in one call
-		m.kern.DotQRows(out[a:b], xq[:n], m.data[a*m.rowBytes:b*m.rowBytes])
-		return
+	rows, rb := m.rows, m.rowBytes
+	tile := b - a
+	if batch > 1 {
+		tile = max(1, tileBytes/rb)
 	}
-	dotq, rows := m.kern.DotQ, m.rows
-	for r := a; r < b; r++ {
-		row := m.data[r*m.rowBytes : (r+1)*m.rowBytes]
+	for lo := a; lo < b; lo += tile {
+		hi := min(lo+tile, b)
+		w := m.data[lo*rb : hi*rb]
 		for i := 0; i < batch; i++ {
-			out[i*rows+r] = dotq(xq[i*n:(i+1)*n], row)
+			m.kern.DotQRows(out[i*rows+lo:i*rows+hi], xq[i*n:(i+1)*n], w)
 		}
 	}
 }
+
+// tileBytes is the size of the tile of weight rows a batched product
+// keeps in cache while every input of the batch passes over it.
+const tileBytes = 16 << 10
 
 // mulRows computes rows [a, b) of out = W x for each of batch inputs, for
 // weights with no integer path (the float types). With one input each row

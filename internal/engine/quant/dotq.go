@@ -53,12 +53,14 @@ func dotQ4_0Go(xq, w []byte) float32 {
 		b := (*[q4_0Bytes]byte)(w[i*q4_0Bytes:])
 		lo, hi := (*[16]byte)(a[2:]), (*[16]byte)(a[18:])
 		q := (*[16]byte)(b[2:])
-		var s0, s1 int32
-		for j := 0; j < 16; j++ {
+		var s0, s1, s2, s3 int32
+		for j := 0; j < 16; j += 2 {
 			s0 += (int32(q[j]&0x0f) - 8) * int32(int8(lo[j]))
 			s1 += (int32(q[j]>>4) - 8) * int32(int8(hi[j]))
+			s2 += (int32(q[j+1]&0x0f) - 8) * int32(int8(lo[j+1]))
+			s3 += (int32(q[j+1]>>4) - 8) * int32(int8(hi[j+1]))
 		}
-		sum += float32(s0+s1) * (t[le16(b[:])] * t[le16(a[:])])
+		sum += float32((s0+s1)+(s2+s3)) * (t[le16(b[:])] * t[le16(a[:])])
 	}
 	return sum
 }
@@ -76,9 +78,11 @@ func dotQ5_0Go(xq, w []byte) float32 {
 		qh := binary.LittleEndian.Uint32(b[2:])
 		q := (*[16]byte)(b[6:])
 		var s0, s1 int32
+		hl, hh := qh, qh>>16 // fifth bits, consumed from the bottom
 		for j := 0; j < 16; j++ {
-			v0 := int32(q[j]&0x0f) | int32(qh>>j&1)<<4
-			v1 := int32(q[j]>>4) | int32(qh>>(j+16)&1)<<4
+			v0 := int32(q[j]&0x0f) | int32(hl&1)<<4
+			v1 := int32(q[j]>>4) | int32(hh&1)<<4
+			hl, hh = hl>>1, hh>>1
 			s0 += (v0 - 16) * int32(int8(lo[j]))
 			s1 += (v1 - 16) * int32(int8(hi[j]))
 		}
@@ -121,9 +125,11 @@ func dotQ5_1Go(xq, w []byte) float32 {
 		qh := binary.LittleEndian.Uint32(b[4:])
 		q := (*[16]byte)(b[8:])
 		var s0, s1 int32
+		hl, hh := qh, qh>>16
 		for j := 0; j < 16; j++ {
-			v0 := int32(q[j]&0x0f) | int32(qh>>j&1)<<4
-			v1 := int32(q[j]>>4) | int32(qh>>(j+16)&1)<<4
+			v0 := int32(q[j]&0x0f) | int32(hl&1)<<4
+			v1 := int32(q[j]>>4) | int32(hh&1)<<4
+			hl, hh = hl>>1, hh>>1
 			s0 += v0 * int32(int8(lo[j]))
 			s1 += v1 * int32(int8(hi[j]))
 		}
@@ -200,9 +206,10 @@ func dotQ5_KGo(xq, w []byte) float32 {
 			lo := (*[32]byte)(a[4+64*c:])
 			hi := (*[32]byte)(a[36+64*c:])
 			var l0, h0 int32
+			sl, sh := uint(2*c)&7, uint(2*c+1)&7
 			for l := 0; l < 32; l++ {
-				vl := int32(q[l]&0x0f) | int32(qh[l]>>(2*c)&1)<<4
-				vh := int32(q[l]>>4) | int32(qh[l]>>(2*c+1)&1)<<4
+				vl := int32(q[l]&0x0f) | int32(qh[l]>>sl&1)<<4
+				vh := int32(q[l]>>4) | int32(qh[l]>>sh&1)<<4
 				l0 += vl * int32(int8(lo[l]))
 				h0 += vh * int32(int8(hi[l]))
 			}

@@ -241,6 +241,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()
+	// From here on a first Ctrl-C has done its job (the run stopped); give
+	// the signals back so that a second one ends a slow upload or alert.
+	signalled := ctx.Err() != nil
+	stop()
+	ctx = context.WithoutCancel(ctx)
 	var unsampled []string
 	run.Config.SuiteThresholds, unsampled = suiteThresholds(s, run.Requests)
 	for _, c := range unsampled {
@@ -264,7 +269,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return fmt.Errorf("writing the run file: %w", err)
 	}
 	fmt.Fprintf(stderr, "tokenpulse: run file written to %s\n", runPath)
-	outcome, err := f.outputs.emit(context.WithoutCancel(ctx), cmd.OutOrStdout(), stderr, run, dir)
+	outcome, err := f.outputs.emit(ctx, cmd.OutOrStdout(), stderr, run, dir)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -274,7 +279,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 
 	if run.Interrupted {
-		if ctx.Err() == nil {
+		if !signalled {
 			return withCode(exitFailure, fmt.Errorf("%w; what was measured is in %s", runErr, runPath))
 		}
 		return withCode(130, errors.New("interrupted; what was measured is in "+runPath))

@@ -143,6 +143,7 @@ type SyntaxError struct {
 	Msg  string
 }
 
+// Error describes the syntax error with the expression it was found in.
 func (e *SyntaxError) Error() string { return fmt.Sprintf("threshold %q: %s", e.Expr, e.Msg) }
 
 // ErrSyntax is matched by every *SyntaxError with errors.Is.

@@ -44,6 +44,7 @@ type Error struct {
 	Err error
 }
 
+// Error gives the failure's kind and reason.
 func (e *Error) Error() string {
 	if e.Status != 0 && e.Kind == KindHTTP {
 		return fmt.Sprintf("%s %d: %s", e.Kind, e.Status, e.Message)

@@ -44,6 +44,7 @@ type StatusError struct {
 	Body   string
 }
 
+// Error names the status the webhook answered, without its URL.
 func (e *StatusError) Error() string {
 	if e.Body == "" {
 		return fmt.Sprintf("status %d", e.Status)

@@ -104,6 +104,7 @@ type UploadError struct {
 	Failed []Failure
 }
 
+// Error lists every file that did not upload, with its last error.
 func (e *UploadError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "publish to %s: %d of %d files did not upload:", e.Dest, len(e.Failed), e.Total)

@@ -63,8 +63,9 @@ Without --url, tokenpulse starts its own server on the bundled model (or
 --model FILE) on a free loopback port and measures it, cold start first.
 
 Exit status: 0 when every threshold holds, 99 when a threshold is crossed,
-2 for errors of use, 1 when the run could not be carried out, 130 when
-interrupted (what was measured is still written).`,
+98 when --against finds a significant regression, 2 for errors of use, 1
+when the run could not be carried out, 130 when interrupted (what was
+measured is still written).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBench(cmd, &f)
@@ -74,7 +75,7 @@ interrupted (what was measured is still written).`,
 	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible endpoint (e.g. http://127.0.0.1:8080); empty starts the embedded server")
 	fl.StringVar(&f.api, "api", "chat", "API to call: chat (/v1/chat/completions) or completions (/v1/completions)")
 	fl.StringVar(&f.model, "model-name", "", "model name to send in requests (default: the target's first model, or \"default\")")
-	fl.StringVar(&f.suite, "suite", "en-assistant", "golden suite: a builtin name (see `tokenpulse suites`) or a YAML file")
+	fl.StringVar(&f.suite, "suite", "en-assistant", "golden suite: a builtin name (listed by: tokenpulse suites) or a YAML file")
 	fl.IntVarP(&f.requests, "requests", "n", 30, "measured requests, drawn from the suite by weight")
 	fl.IntVarP(&f.concurrency, "concurrency", "c", 1, "requests in flight (closed loop)")
 	fl.IntVar(&f.warmup, "warmup", 2, "warm-up requests sent first, recorded but never counted")

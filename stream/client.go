@@ -261,9 +261,7 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, req Request, tr *
 	c.setHeaders(hreq.Header)
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "text/event-stream")
-	for k, vs := range c.Header {
-		hreq.Header[http.CanonicalHeaderKey(k)] = vs
-	}
+	c.userHeaders(hreq.Header)
 	hreq.Header.Set(api.HeaderRequestID, tr.RequestID) // Request.ID, never Header, names the request
 
 	resp, err := hc.Do(hreq)
@@ -299,6 +297,52 @@ func (c *Client) setHeaders(h http.Header) {
 	if c.APIKey != "" {
 		h.Set("Authorization", "Bearer "+c.APIKey)
 	}
+}
+
+// userHeaders copies Client.Header into h, replacing what is there.
+func (c *Client) userHeaders(h http.Header) {
+	for k, vs := range c.Header {
+		h[http.CanonicalHeaderKey(k)] = vs
+	}
+}
+
+// newRequest builds a bodiless request for path under the server's root,
+// with every header the client sends.
+func (c *Client) newRequest(ctx context.Context, method, path string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.root()+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.setHeaders(req.Header)
+	c.userHeaders(req.Header)
+	return req, nil
+}
+
+// Models returns the model ids the server lists on GET /v1/models, in its
+// order.
+func (c *Client) Models(ctx context.Context) ([]string, error) {
+	c.init()
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/models")
+	if err != nil {
+		return nil, fmt.Errorf("models: %w", err)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("models: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("models: %d: %s", resp.StatusCode, errorMessage(resp))
+	}
+	var list api.ModelList
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&list); err != nil {
+		return nil, fmt.Errorf("models: decoding the answer: %w", err)
+	}
+	ids := make([]string, len(list.Data))
+	for i, m := range list.Data {
+		ids[i] = m.ID
+	}
+	return ids, nil
 }
 
 // firstByteReader notes when the first byte of the body was read.
@@ -523,13 +567,9 @@ func errorText(raw json.RawMessage) string {
 // tokenpulse's extension) and returns its answer.
 func (c *Client) Abort(ctx context.Context, requestID string) (*api.AbortResponse, error) {
 	c.init()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.root()+"/v1/abort?request_id="+url.QueryEscape(requestID), nil)
+	req, err := c.newRequest(ctx, http.MethodPost, "/v1/abort?request_id="+url.QueryEscape(requestID))
 	if err != nil {
 		return nil, fmt.Errorf("abort: %w", err)
-	}
-	c.setHeaders(req.Header)
-	for k, vs := range c.Header {
-		req.Header[http.CanonicalHeaderKey(k)] = vs
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -550,13 +590,9 @@ func (c *Client) Abort(ctx context.Context, requestID string) (*api.AbortRespons
 // ready, 503 warming up on tokenpulse serve) and the body when it is JSON.
 func (c *Client) Health(ctx context.Context) (int, *api.Health, error) {
 	c.init()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.root()+"/health", nil)
+	req, err := c.newRequest(ctx, http.MethodGet, "/health")
 	if err != nil {
 		return 0, nil, fmt.Errorf("health: %w", err)
-	}
-	c.setHeaders(req.Header)
-	for k, vs := range c.Header {
-		req.Header[http.CanonicalHeaderKey(k)] = vs
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/bench"
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
@@ -102,15 +101,12 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.errorBudget != "none" {
 		f.judge.thresholds = append(f.judge.thresholds, "[overall] errors.rate <= "+f.errorBudget)
 	}
-	rules, err := f.judge.rules()
-	if err != nil {
-		return usageErr(err)
-	}
 	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
 	if err != nil {
 		return usageErr(err)
 	}
-	if err := f.judge.checkCategories(s); err != nil {
+	rules, err := f.judge.rules(s)
+	if err != nil {
 		return usageErr(err)
 	}
 	if err := f.outputs.check(); err != nil {
@@ -161,7 +157,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Header:  header,
 	}
 	if client.Model == "" {
-		target.Model = discoverModel(ctx, target.URL, header, client.APIKey)
+		target.Model = discoverModel(ctx, client)
 		client.Model = target.Model
 	}
 	if f.url != "" {
@@ -187,36 +183,28 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 
 	prog := newProgressLine(stderr, f.quiet)
 	var runErr error
+	// Cold and warm-up requests come first in every scenario, so that no
+	// measured request is the target's cold start.
+	base := bench.Config{
+		Client:        client,
+		WarmupPrompts: s.Sample(f.warmup, f.seed+1),
+		MaxTokens:     f.maxTokens,
+		Timeout:       f.timeout,
+		Progress:      prog.update,
+		Fatal:         refusedCredentials(f.apiKeyEnv),
+	}
+	if cold {
+		p := s.Sample(1, f.seed+2)
+		base.ColdPrompt = &p[0]
+	}
 	switch f.scenario {
 	case "":
-		cfg := bench.Config{
-			Client:        client,
-			Prompts:       s.Sample(f.requests, f.seed),
-			WarmupPrompts: s.Sample(f.warmup, f.seed+1),
-			Concurrency:   f.concurrency,
-			MaxTokens:     f.maxTokens,
-			Timeout:       f.timeout,
-			Progress:      prog.update,
-			Fatal:         refusedCredentials(f.apiKeyEnv),
-		}
-		if cold {
-			p := s.Sample(1, f.seed+2)
-			cfg.ColdPrompt = &p[0]
-		}
+		cfg := base
+		cfg.Prompts = s.Sample(f.requests, f.seed)
+		cfg.Concurrency = f.concurrency
 		run.Requests, runErr = bench.Run(ctx, cfg)
 	case "rapid-fire":
-		// Cold and warm-up requests first, as in a plain run, so that the
-		// first "alone" reference is not the target's cold start.
-		pre := bench.Config{
-			Client: client, WarmupPrompts: s.Sample(f.warmup, f.seed+1),
-			MaxTokens: f.maxTokens, Timeout: f.timeout, Progress: prog.update,
-			Fatal: refusedCredentials(f.apiKeyEnv),
-		}
-		if cold {
-			p := s.Sample(1, f.seed+2)
-			pre.ColdPrompt = &p[0]
-		}
-		run.Requests, runErr = bench.Run(ctx, pre)
+		run.Requests, runErr = bench.Run(ctx, base)
 		if runErr != nil {
 			break
 		}
@@ -229,13 +217,13 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 			Progress:  prog.update,
 		}
 		reqs, fus, err := bench.RapidFire(ctx, cfg)
-		base := len(run.Requests)
+		offset := len(run.Requests) // RapidFire indexes its requests from 0
 		for i := range reqs {
-			reqs[i].Index += base
+			reqs[i].Index += offset
 		}
 		for i := range fus {
-			fus[i].Interrupted += base
-			fus[i].FollowUp += base
+			fus[i].Interrupted += offset
+			fus[i].FollowUp += offset
 		}
 		run.Requests, runErr = append(run.Requests, reqs...), err
 		run.Scenario = &runfile.Scenario{Name: "rapid-fire", FollowUps: fus}
@@ -288,7 +276,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if allFailed(run) {
 		return withCode(exitFailure, fmt.Errorf("every request failed (first error: %s)", firstError(run)))
 	}
-	if crossed(run) {
+	if !gate.Passed(run.Verdicts) {
 		return withCode(exitThreshold, nil)
 	}
 	if len(outcome.regressions) > 0 {
@@ -362,30 +350,13 @@ func suiteThresholds(s *suite.Suite, reqs []runfile.Request) (map[string][]strin
 
 // discoverModel asks the target for its models and returns the first one,
 // or "default".
-func discoverModel(ctx context.Context, baseURL string, header http.Header, apiKey string) string {
+func discoverModel(ctx context.Context, c *stream.Client) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	root := strings.TrimSuffix(strings.TrimSuffix(baseURL, "/"), "/v1")
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, root+"/v1/models", nil)
-	if err != nil {
-		return "default"
+	if ids, err := c.Models(ctx); err == nil && len(ids) > 0 {
+		return ids[0]
 	}
-	for k, vs := range header {
-		req.Header[k] = vs
-	}
-	if apiKey != "" {
-		req.Header.Set("Authorization", "Bearer "+apiKey)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "default"
-	}
-	defer resp.Body.Close()
-	var list api.ModelList
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&list) != nil || len(list.Data) == 0 {
-		return "default"
-	}
-	return list.Data[0].ID
+	return "default"
 }
 
 // probeTarget reads what a target says of itself on /health: its backend
@@ -431,15 +402,6 @@ func firstError(run *runfile.Run) string {
 		}
 	}
 	return ""
-}
-
-func crossed(run *runfile.Run) bool {
-	for _, v := range run.Verdicts {
-		if !v.Passed {
-			return true
-		}
-	}
-	return false
 }
 
 func toolInfo() runfile.Tool {

@@ -98,7 +98,7 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 		if cur, err = runfile.Load(args[0]); err != nil {
 			return err
 		}
-		base, baseName, err = recordedBase(cmd.Context(), f, cur)
+		base, baseName, err = recordedBase(cmd.Context(), f.history, f.against, cur)
 		if err != nil {
 			return err
 		}
@@ -124,36 +124,45 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	return nil
 }
 
-// recordedBase finds the base run named by --against in the history.
-func recordedBase(ctx context.Context, f *compareFlags, cur *runfile.Run) (*runfile.Run, string, error) {
+// recordedBase finds the base run named by against ("last" or a history
+// id) in the history at historyPath ("" = the default) and names it. When
+// "last" finds no usable earlier run the error is an *errNoEarlierRun.
+func recordedBase(ctx context.Context, historyPath, against string, cur *runfile.Run) (*runfile.Run, string, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	s, err := store.Open(f.history)
+	s, err := store.Open(historyPath)
 	if err != nil {
 		return nil, "", err
 	}
 	defer s.Close()
-	if f.against == "last" {
-		e, run, err := s.Previous(ctx, cur)
+	var e store.Entry
+	var run *runfile.Run
+	if against == "last" {
+		e, run, err = s.Previous(ctx, cur)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, "", fmt.Errorf("no earlier run of %s, model %q, device %q in %s", store.TargetKey(cur.Target), cur.Target.Model, store.DeviceKey(cur.Device), s.Path())
+			return nil, "", &errNoEarlierRun{fmt.Sprintf("no earlier run of %s, model %q, device %q in %s", store.TargetKey(cur.Target), cur.Target.Model, store.DeviceKey(cur.Device), s.Path())}
 		}
 		if err != nil {
 			return nil, "", err
 		}
-		return run, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), nil
-	}
-	id, err := strconv.ParseInt(f.against, 10, 64)
-	if err != nil {
-		return nil, "", usageErr(fmt.Errorf("--against: want \"last\" or a history id, got %q", f.against))
-	}
-	e, run, err := s.Get(ctx, id)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", s.Path(), err)
+	} else {
+		id, err := strconv.ParseInt(against, 10, 64)
+		if err != nil {
+			return nil, "", usageErr(fmt.Errorf("--against: want \"last\" or a history id, got %q", against))
+		}
+		if e, run, err = s.Get(ctx, id); err != nil {
+			return nil, "", fmt.Errorf("%s: %w", s.Path(), err)
+		}
 	}
 	return run, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), nil
 }
+
+// errNoEarlierRun says that the history holds no run to compare with: not
+// a failure for a run that judges thresholds anyway.
+type errNoEarlierRun struct{ msg string }
+
+func (e *errNoEarlierRun) Error() string { return e.msg }
 
 // compareFraction reads "10%" as 0.1 and "0.1" as 0.1.
 func compareFraction(s string) (float64, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -13,7 +14,6 @@ import (
 	"github.com/tokenpulse/tokenpulse/compare"
 	"github.com/tokenpulse/tokenpulse/internal/notify"
 	"github.com/tokenpulse/tokenpulse/internal/publish"
-	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/report"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -60,10 +60,8 @@ func (d *deliverFlags) check() error {
 		d.smtp = &cfg
 	}
 	if d.against != "" && d.against != "last" {
-		for _, c := range d.against {
-			if c < '0' || c > '9' {
-				return fmt.Errorf("--against: want \"last\" or a history id, got %q", d.against)
-			}
+		if _, err := strconv.ParseInt(d.against, 10, 64); err != nil {
+			return fmt.Errorf("--against: want \"last\" or a history id, got %q", d.against)
 		}
 	}
 	return nil
@@ -134,29 +132,17 @@ func (d *deliverFlags) deliver(ctx context.Context, stderr io.Writer, run *runfi
 // prints the comparison. No earlier run is not an error: there is nothing
 // to regress from.
 func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfile.Run, historyPath string) ([]string, error) {
-	s, err := store.Open(historyPath)
-	if err != nil {
-		return nil, fmt.Errorf("--against: %w", err)
-	}
-	defer s.Close()
-	var base *runfile.Run
-	var entry store.Entry
-	if d.against == "last" {
-		entry, base, err = s.Previous(ctx, run)
-		if errors.Is(err, store.ErrNotFound) {
-			fmt.Fprintf(w, "tokenpulse: no earlier run of %s, model %q, device %q in %s; nothing to compare with\n", store.TargetKey(run.Target), run.Target.Model, store.DeviceKey(run.Device), s.Path())
-			return nil, nil
-		}
-	} else {
-		var id int64
-		fmt.Sscan(d.against, &id)
-		entry, base, err = s.Get(ctx, id)
+	base, name, err := recordedBase(ctx, historyPath, d.against, run)
+	var none *errNoEarlierRun
+	if errors.As(err, &none) {
+		fmt.Fprintf(w, "tokenpulse: %s; nothing to compare with\n", none.msg)
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--against %s: %w", d.against, err)
 	}
 	rep := compare.Runs(base, run, compare.DefaultOptions())
-	fmt.Fprintf(w, "comparing against history run %d (%s)\n", entry.ID, entry.StartedAt.Format(time.RFC3339))
+	fmt.Fprintf(w, "comparing against %s\n", name)
 	if err := rep.WriteText(w); err != nil {
 		return nil, err
 	}

@@ -40,9 +40,15 @@ type judgement struct {
 	experience []gate.ExperienceRule
 }
 
-// rules parses and loads everything the flags name.
-func (j *judgeFlags) rules() (*judgement, error) {
-	if _, err := gate.ParseAll(j.thresholds); err != nil {
+// rules parses and loads everything the flags name, and refuses a
+// --threshold scoped to a category suite s does not have (a typo would
+// otherwise fail on no evidence).
+func (j *judgeFlags) rules(s *suite.Suite) (*judgement, error) {
+	flagged, err := gate.ParseAll(j.thresholds)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkCategories(flagged, s); err != nil {
 		return nil, err
 	}
 	out := &judgement{experience: gate.DefaultExperience()}
@@ -84,13 +90,8 @@ func (j *judgeFlags) apply(run *runfile.Run, jd *judgement) error {
 	return nil
 }
 
-// checkCategories refuses a --threshold scoped to a category the suite
-// does not have (a typo would otherwise fail on no evidence).
-func (j *judgeFlags) checkCategories(s *suite.Suite) error {
-	rules, err := gate.ParseAll(j.thresholds)
-	if err != nil {
-		return err
-	}
+// checkCategories refuses a rule scoped to a category s does not have.
+func checkCategories(rules []gate.Rule, s *suite.Suite) error {
 	names := map[string]bool{}
 	var list []string
 	for _, c := range s.Categories {

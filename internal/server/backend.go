@@ -54,7 +54,8 @@ func kindOf(b Backend) string {
 // llama.cpp and vLLM.
 type Checker interface {
 	// Check returns a *RequestError for a request the backend would
-	// refuse, nil otherwise. It must be cheap and must not generate.
+	// refuse, nil otherwise. It must be cheap and must not generate; it
+	// may leave what it prepared in req.Prepared for Generate.
 	Check(req *GenRequest) error
 }
 
@@ -80,6 +81,10 @@ type GenRequest struct {
 	Received time.Time
 	// Started is when the request left the queue and began to run.
 	Started time.Time
+	// Prepared is the backend's own: what its Check made of the request
+	// (the embedded engine's tokenized prompt), so that Generate does not
+	// do it again. nil when Check was not called.
+	Prepared any
 }
 
 // Piece is one emitted piece of output: normally one token.

@@ -168,9 +168,13 @@ func (b *Backend) session(ctx context.Context) (*engine.Session, error) {
 var errStopSequence = errors.New("stop sequence")
 
 // Check refuses a prompt that leaves no room for an answer in the context,
-// before the server commits to a stream (server.Checker).
+// before the server commits to a stream (server.Checker), and keeps the
+// tokenized prompt in req.Prepared for Generate.
 func (b *Backend) Check(req *server.GenRequest) error {
-	_, err := b.prompt(req)
+	prompt, err := b.prompt(req)
+	if err == nil {
+		req.Prepared = prompt
+	}
 	return err
 }
 
@@ -209,9 +213,12 @@ func (b *Backend) prompt(req *server.GenRequest) ([]int32, error) {
 // before every token.
 func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit func(server.Piece) error) (server.GenResult, error) {
 	var res server.GenResult
-	prompt, err := b.prompt(req)
-	if err != nil {
-		return res, err
+	prompt, ok := req.Prepared.([]int32)
+	if !ok {
+		var err error
+		if prompt, err = b.prompt(req); err != nil {
+			return res, err
+		}
 	}
 	maxTokens := min(req.MaxTokens, b.m.Ctx()-len(prompt))
 

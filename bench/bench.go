@@ -191,7 +191,7 @@ func one(ctx context.Context, cfg Config, p suite.Prompt) runfile.Request {
 		defer cancel()
 	}
 	tr := cfg.Client.Do(ctx, Request(p, cfg.MaxTokens))
-	r := tr.Record()
+	r := Record(tr)
 	r.Category = p.Category
 	r.PromptID = p.ID
 	return r

@@ -146,7 +146,7 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 		}
 		b = one(ctx, base, follow)
 	}
-	a := trA.Record()
+	a := Record(trA)
 	a.Category, a.PromptID = first.Category, first.ID
 	a.Aborted = true
 	if abortErr != nil {

@@ -117,12 +117,13 @@ func TestLlamaCppStreamWithoutUsage(t *testing.T) {
 	if got, want := tr.FinishReason, "stop"; got != want {
 		t.Errorf("FinishReason = %q, want %q", got, want)
 	}
-	rec := tr.Record()
-	if got, want := rec.TokenSource, "events"; got != want {
-		t.Errorf("TokenSource = %q, want %q", got, want)
+	if tr.Usage != nil {
+		t.Errorf("Usage = %+v, want none", tr.Usage)
 	}
-	if rec.TokenCounts != nil || rec.ServerTimesNS != nil {
-		t.Errorf("TokenCounts = %v, ServerTimesNS = %v, want both nil for one-token events without server times", rec.TokenCounts, rec.ServerTimesNS)
+	for i, n := range tr.TokenCounts {
+		if n != 1 || tr.ServerTimes[i] != 0 {
+			t.Errorf("event %d: %d tokens, server time %d; want 1 token and no server time", i, n, tr.ServerTimes[i])
+		}
 	}
 }
 
@@ -144,12 +145,8 @@ func TestVLLMRoleChunkAndUsageChunk(t *testing.T) {
 	if tr.Usage == nil || tr.Usage.CompletionTokens != 2 || tr.Usage.PromptTokens != 7 {
 		t.Errorf("Usage = %+v, want prompt 7, completion 2", tr.Usage)
 	}
-	rec := tr.Record()
-	if got, want := rec.TokenSource, "usage"; got != want {
-		t.Errorf("TokenSource = %q, want %q", got, want)
-	}
-	if got, want := rec.PromptTokens, 7; got != want {
-		t.Errorf("PromptTokens = %d, want %d", got, want)
+	if got, want := tr.OutputTokens(), 2; got != want {
+		t.Errorf("OutputTokens = %d, want %d (from usage)", got, want)
 	}
 	if got, want := tr.FinishReason, "length"; got != want {
 		t.Errorf("FinishReason = %q, want %q", got, want)
@@ -267,8 +264,8 @@ func TestForeignEvents(t *testing.T) {
 			if got, want := tr.ContentEvents(), len(tt.wantText); got != want {
 				t.Errorf("ContentEvents = %d, want %d", got, want)
 			}
-			if got, want := tr.Record().ForeignEvents, tt.wantForeign; got != want {
-				t.Errorf("Record().ForeignEvents = %d, want %d", got, want)
+			if got, want := tr.ForeignEvents, tt.wantForeign; got != want {
+				t.Errorf("ForeignEvents = %d, want %d", got, want)
 			}
 		})
 	}
@@ -312,9 +309,8 @@ func TestFailures(t *testing.T) {
 			if got := tr.ContentEvents(); got != tt.wantTokens {
 				t.Errorf("ContentEvents = %d, want %d (what came before the failure is kept)", got, tt.wantTokens)
 			}
-			rec := tr.Record()
-			if rec.ErrorKind != string(tt.wantKind) || rec.Error == "" || rec.OK() {
-				t.Errorf("Record error = %q kind %q, want kind %s", rec.Error, rec.ErrorKind, tt.wantKind)
+			if tr.OK() || tr.Err.Kind != tt.wantKind || tr.Err.Error() == "" {
+				t.Errorf("Err = %v, want kind %s", tr.Err, tt.wantKind)
 			}
 		})
 	}
@@ -454,8 +450,8 @@ func TestRetryOnReusedConnectionClosedByServer(t *testing.T) {
 	if got, want := served.Load(), int32(2); got != want {
 		t.Errorf("answered requests = %d, want %d", got, want)
 	}
-	if got, want := second.Record().Retried, true; got != want {
-		t.Errorf("Record().Retried = %v, want %v", got, want)
+	if got, want := second.Retried, true; got != want {
+		t.Errorf("Retried = %v, want %v", got, want)
 	}
 }
 
@@ -511,15 +507,14 @@ func TestMultiTokenEvents(t *testing.T) {
 	if got, want := tr.TokensPerEvent(), 2.5; got != want {
 		t.Errorf("TokensPerEvent = %v, want %v", got, want)
 	}
-	rec := tr.Record()
-	if got, want := rec.TokenCounts, []int{3, 2}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Record().TokenCounts = %v, want %v", got, want)
+	if got, want := tr.TokenCounts, []int{3, 2}; !reflect.DeepEqual(got, want) {
+		t.Errorf("TokenCounts = %v, want %v", got, want)
 	}
-	if got, want := rec.ServerTimesNS, []int64{100, 200}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Record().ServerTimesNS = %v, want %v", got, want)
+	if got, want := tr.ServerTimes, []int64{100, 200}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ServerTimes = %v, want %v", got, want)
 	}
-	if rec.Server == nil || rec.Server.PrefillNS != 2 || rec.Server.DecodeNS != 3 {
-		t.Errorf("Record().Server = %+v, want the final timings", rec.Server)
+	if tr.Timings == nil || tr.Timings.PrefillNS != 2 || tr.Timings.DecodeNS != 3 {
+		t.Errorf("Timings = %+v, want the final timings", tr.Timings)
 	}
 }
 
@@ -533,7 +528,7 @@ func TestUsageAboveEventsMeansBatching(t *testing.T) {
 	if got, want := tr.TokensPerEvent(), 2.0; got != want {
 		t.Errorf("TokensPerEvent = %v, want %v", got, want)
 	}
-	if got, want := tr.Record().OutputTokens, 4; got != want {
+	if got, want := tr.OutputTokens(), 4; got != want {
 		t.Errorf("OutputTokens = %d, want %d", got, want)
 	}
 }

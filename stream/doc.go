@@ -31,7 +31,10 @@
 //	if tr.OK() {
 //		fmt.Println("TTFT", tr.TTFT(), "tokens", tr.OutputTokens())
 //	}
-//	rec := tr.Record() // the run file's record of the request
+//	rec := bench.Record(tr) // the run file's record of the request
+//
+// The package knows nothing of the run file: turning a Trace into a run
+// file's request is the caller's (package bench does it).
 //
 // A Client is safe for concurrent use once configured; a Trace is plain
 // data owned by the caller.

@@ -10,8 +10,18 @@ import (
 
 // BenchmarkDecode decodes a stream of OpenAI-shaped chat chunks as
 // tokenpulse serve sends them (id, one JSON data line, blank line) and
-// reports events/s and MB/s.
+// reports events/s and MB/s, through Next (a string per event) and
+// NextRaw (a view of the buffer).
 func BenchmarkDecode(b *testing.B) {
+	b.Run("Next", func(b *testing.B) {
+		benchmarkDecode(b, func(d *Decoder) error { _, err := d.Next(); return err })
+	})
+	b.Run("NextRaw", func(b *testing.B) {
+		benchmarkDecode(b, func(d *Decoder) error { _, err := d.NextRaw(); return err })
+	})
+}
+
+func benchmarkDecode(b *testing.B, next func(*Decoder) error) {
 	const events = 1000
 	var buf bytes.Buffer
 	enc := NewEncoder(&buf)
@@ -29,7 +39,7 @@ func BenchmarkDecode(b *testing.B) {
 		d := NewDecoder(r)
 		n := 0
 		for {
-			_, err := d.Next()
+			err := next(d)
 			if errors.Is(err, io.EOF) {
 				break
 			}

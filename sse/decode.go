@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 )
 
 // DefaultMaxEventSize is the largest event a [Decoder] accepts unless
@@ -44,18 +45,27 @@ var bom = []byte("\xEF\xBB\xBF")
 // line, and a measurement must not lose it, so this decoder departs from
 // the standard on purpose: at the end of the input a last, unterminated
 // line is read as a line, and an event that has data is returned with a
-// nil error; the call after it returns [io.ErrUnexpectedEOF]. A stream
-// that ends in the middle of a block without data also gives
+// nil error (flagged [RawEvent.Unterminated] by [Decoder.NextRaw], so a
+// caller can still treat it as the standard does); the call after it
+// returns [io.ErrUnexpectedEOF]. A stream that ends in the middle of a
+// block without data also gives
 // [io.ErrUnexpectedEOF]; a stream that ends after a blank line (or a
 // comment) gives [io.EOF]. Whether a stream is complete is for the
 // caller's protocol to say (OpenAI: a "[DONE]" event or a finish reason),
 // not the decoder.
 //
-// Next returns as soon as the blank line that ends an event has been read,
-// without waiting for more input, so the caller's clock read right after
-// Next is the event's arrival. Apart from the strings of the event it
-// returns (Data; ID and Type only when they change), decoding allocates
-// nothing per line.
+// Arrival. Next and NextRaw return as soon as the blank line that ends an
+// event has been read, without waiting for more input. The decoder reads
+// the clock right after each Read of the underlying reader that returns
+// bytes, and [RawEvent.At] is the instant of the Read that delivered the
+// event's last byte: events that one Read delivered together share its
+// instant, which is when they all became available, and nothing the
+// caller does between two events (parsing, a GC assist, being
+// descheduled) moves a later event's stamp.
+//
+// Allocation. NextRaw allocates nothing per event in the steady state:
+// Data is a view of the decoder's buffer, and ID and Type are new strings
+// only when they change. Next allocates the Data string.
 //
 // A Decoder is not safe for concurrent use.
 type Decoder struct {
@@ -80,7 +90,29 @@ type Decoder struct {
 	lastID  string
 	evRetry int
 	retry   int
-	unterm  bool // an unterminated event was returned: next is ErrUnexpectedEOF
+	unterm  bool             // an unterminated event was returned: next is ErrUnexpectedEOF
+	readAt  time.Time        // when the last Read that returned bytes returned
+	now     func() time.Time // the clock; nil is time.Now (tests set it)
+}
+
+// RawEvent is an event as [Decoder.NextRaw] returns it, without copying
+// its data.
+type RawEvent struct {
+	// ID, Type and Retry are as in [Event].
+	ID    string
+	Type  string
+	Retry int
+	// Data is the data, its lines joined with "\n". It is a view of the
+	// decoder's buffer, valid until the next call to the decoder.
+	Data []byte
+	// At is when the Read that delivered the event's last byte returned
+	// (Go's clock, with its monotonic reading).
+	At time.Time
+	// Unterminated is true for an event that the end of the stream cut
+	// short: its data lines came but the blank line that dispatches it did
+	// not. WHATWG drops such an event; this decoder returns it (see
+	// [Decoder]) and leaves the choice to the caller.
+	Unterminated bool
 }
 
 // NewDecoder returns a decoder reading from r, with the default maximum
@@ -115,31 +147,44 @@ func (d *Decoder) Retry() int { return d.retry }
 // read before it have been returned; the block it cut short is dropped.
 // After an error, Next keeps returning it.
 func (d *Decoder) Next() (Event, error) {
+	raw, err := d.NextRaw()
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{ID: raw.ID, Type: raw.Type, Data: string(raw.Data), Retry: raw.Retry}, nil
+}
+
+// NextRaw is [Decoder.Next] without the copy of the data: the event's
+// Data is valid until the next call to the decoder. It also says when the
+// event arrived and whether the stream's end cut it short.
+func (d *Decoder) NextRaw() (RawEvent, error) {
 	if d.err != nil {
-		return Event{}, d.err
+		return RawEvent{}, d.err
 	}
 	if d.unterm {
 		d.err = io.ErrUnexpectedEOF
-		return Event{}, d.err
+		return RawEvent{}, d.err
 	}
 	for {
 		line, ok, err := d.readLine()
 		if err != nil {
 			d.err = err
-			return Event{}, err
+			return RawEvent{}, err
 		}
 		if !ok {
 			// End of input, no more lines.
 			if d.hasData {
 				d.unterm = true
-				return d.take(), nil
+				ev := d.take()
+				ev.Unterminated = true
+				return ev, nil
 			}
 			if d.pending {
 				d.err = io.ErrUnexpectedEOF
 			} else {
 				d.err = io.EOF
 			}
-			return Event{}, d.err
+			return RawEvent{}, d.err
 		}
 		if len(line) == 0 {
 			d.size = 0
@@ -152,15 +197,22 @@ func (d *Decoder) Next() (Event, error) {
 		d.size += len(line)
 		if d.size > d.max {
 			d.err = fmt.Errorf("%w: more than %d bytes without a blank line", ErrEventTooLarge, d.max)
-			return Event{}, d.err
+			return RawEvent{}, d.err
 		}
 		d.field(line)
 	}
 }
 
-// take builds the pending event and resets the buffers.
-func (d *Decoder) take() Event {
-	ev := Event{Type: d.evType, Retry: d.evRetry}
+// take builds the pending event and resets the buffers. The event's data
+// is a view of d.data, which the next event overwrites.
+//
+// Its arrival is the last Read's: a line is only ever taken from the
+// buffer once no complete line is left in it before a Read (fill is
+// called only then), so the line ends of every line read since the last
+// Read, the blank line that dispatches this event among them, came in
+// that Read.
+func (d *Decoder) take() RawEvent {
+	ev := RawEvent{Type: d.evType, Retry: d.evRetry, At: d.readAt}
 	if d.hasID {
 		ev.ID = d.evID
 	}
@@ -168,7 +220,7 @@ func (d *Decoder) take() Event {
 	if n > 0 && d.data[n-1] == '\n' {
 		n--
 	}
-	ev.Data = string(d.data[:n])
+	ev.Data = d.data[:n:n]
 	d.reset()
 	return ev
 }
@@ -332,6 +384,14 @@ func (d *Decoder) fill() error {
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := d.rd.Read(d.buf[d.w:])
+		if n > 0 {
+			// First, before anything else is done.
+			if d.now != nil {
+				d.readAt = d.now()
+			} else {
+				d.readAt = time.Now()
+			}
+		}
 		if n < 0 || n > len(d.buf)-d.w {
 			return errors.New("sse: reader returned an invalid count")
 		}

@@ -14,6 +14,13 @@ import (
 // (WHATWG plus this package's end-of-stream rule), over the whole input at
 // once. The fuzz test holds the streaming decoder to it.
 func refDecode(in []byte) ([]Event, error) {
+	evs, _, err := refDecodeCut(in)
+	return evs, err
+}
+
+// refDecodeCut is refDecode that also says whether the last event was
+// cut short by the end of the input (WHATWG would drop it).
+func refDecodeCut(in []byte) ([]Event, bool, error) {
 	s := string(in)
 	s = strings.TrimPrefix(s, "\xEF\xBB\xBF")
 	var (
@@ -83,19 +90,20 @@ func refDecode(in []byte) ([]Event, error) {
 		}
 	}
 	if hasData {
-		return append(evs, take()), io.ErrUnexpectedEOF
+		return append(evs, take()), true, io.ErrUnexpectedEOF
 	}
 	if pending {
-		return evs, io.ErrUnexpectedEOF
+		return evs, false, io.ErrUnexpectedEOF
 	}
-	return evs, io.EOF
+	return evs, false, io.EOF
 }
 
-// FuzzDecoder holds three properties: any input decodes, through reads of
+// FuzzDecoder holds four properties: any input decodes, through reads of
 // any size, exactly as the plain reference reading does (so the decoder
-// never panics and never loses a line end split across reads); a small
-// size limit only ever cuts that reading short; and events built from the
-// input survive a trip through the Encoder.
+// never panics and never loses a line end split across reads); NextRaw
+// gives the same events and flags exactly the one the end cut short; a
+// small size limit only ever cuts that reading short; and events built
+// from the input survive a trip through the Encoder.
 func FuzzDecoder(f *testing.F) {
 	seeds := []string{
 		"data: hello\n\n",
@@ -115,7 +123,7 @@ func FuzzDecoder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, chunk uint8) {
 		// Property 1: the streaming decoder agrees with the reference.
-		want, wantErr := refDecode(in)
+		want, wantCut, wantErr := refDecodeCut(in)
 		size := int(chunk%16) + 1
 		r := &splitReader{data: in, sizes: []int{size, size + 3, 1}}
 		got, err := decodeAll(t, NewDecoder(r))
@@ -124,6 +132,31 @@ func FuzzDecoder(f *testing.F) {
 		}
 		if len(got) != len(want) || (len(got) > 0 && !reflect.DeepEqual(got, want)) {
 			t.Fatalf("events =\n%#v\nwant\n%#v", got, want)
+		}
+
+		// Property 1b: NextRaw agrees, and flags only a cut last event.
+		raw := NewDecoder(&splitReader{data: in, sizes: []int{size + 1, 2}})
+		for i := 0; ; i++ {
+			ev, err := raw.NextRaw()
+			if err != nil {
+				if i != len(want) || !errors.Is(err, wantErr) {
+					t.Fatalf("NextRaw: %d events then %v, want %d then %v", i, err, len(want), wantErr)
+				}
+				break
+			}
+			if i >= len(want) {
+				t.Fatalf("NextRaw: more than %d events", len(want))
+			}
+			w := want[i]
+			if ev.ID != w.ID || ev.Type != w.Type || ev.Retry != w.Retry || string(ev.Data) != w.Data {
+				t.Fatalf("NextRaw event %d = %+v, want %#v", i, ev, w)
+			}
+			if cut := wantCut && i == len(want)-1; ev.Unterminated != cut {
+				t.Fatalf("NextRaw event %d: Unterminated = %v, want %v", i, ev.Unterminated, cut)
+			}
+			if ev.At.IsZero() {
+				t.Fatalf("NextRaw event %d: At not set", i)
+			}
 		}
 
 		// Property 2: with a small limit, decoding agrees with the

@@ -2,9 +2,11 @@ package gate
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
@@ -63,14 +65,16 @@ func RecordedRules(run *runfile.Run) ([]Rule, error) {
 // twice (same scope and text) is judged once. Recorded expressions that do
 // not parse are left out; validate them with RecordedRules.
 //
-// Figures are recomputed from run.Requests exactly as runfile.Summarize
-// computes the summary (so a stale summary cannot mislead a gate); a run
-// without requests is judged on its Summary. A rule with an unset scope is
-// judged on the overall (warm) requests.
+// Figures are stats of package measure's samples of run.Requests, the
+// same samples measure.Summarize builds the summary from (so a stale
+// summary cannot mislead a gate); a run without requests is judged on its
+// Summary. A rule with an unset scope is judged on the overall (warm)
+// requests.
 //
 // A rule whose scope has nothing to measure (no such category, no cold
-// request, no token) fails with value 0: a gate never passes on no
-// evidence.
+// request, every request failed, no token) is not judged: its verdict has
+// NoData set to the reason and neither passes nor fails. The error budget
+// (errors.rate) still judges a scope whose requests all failed.
 //
 // A failed verdict lists its offenders, worst first, at most MaxOffenders:
 //   - for a per-request metric (ttft, e2e, visible_ttft, tpot.mean/min/max,
@@ -85,7 +89,7 @@ func Judge(run *runfile.Run, rules []Rule) []runfile.Verdict {
 	recorded, _ := RecordedRules(run)
 	all := append(recorded, rules...)
 	seen := map[string]bool{}
-	d := display(run)
+	cache := map[string]*scopeData{}
 	var out []runfile.Verdict
 	for _, r := range all {
 		scope := r.Scope
@@ -97,94 +101,100 @@ func Judge(run *runfile.Run, rules []Rule) []runfile.Verdict {
 			continue
 		}
 		seen[key] = true
-		out = append(out, judgeOne(run, r, scope, d))
+		out = append(out, judgeOne(r, scope, scopeOf(run, scope, cache)))
 	}
 	return out
 }
 
-// Passed reports whether every verdict passed.
-func Passed(vs []runfile.Verdict) bool {
-	for _, v := range vs {
-		if !v.Passed {
-			return false
-		}
-	}
-	return true
-}
+// Passed reports whether no verdict failed. A verdict with no data
+// neither passes nor fails: Judge gives the reason, and the reports show
+// it as not judged.
+func Passed(vs []runfile.Verdict) bool { return len(Failed(vs)) == 0 }
 
-// Failed returns the verdicts that did not pass.
+// Failed returns the verdicts that were judged and do not hold.
 func Failed(vs []runfile.Verdict) []runfile.Verdict {
 	var out []runfile.Verdict
 	for _, v := range vs {
-		if !v.Passed {
+		if v.Failed() {
 			out = append(out, v)
 		}
 	}
 	return out
 }
 
-func display(run *runfile.Run) stats.Display {
-	d := stats.Display{FrameHz: run.Config.FrameHz, BatchNS: int64(run.Config.RenderBatchMS * 1e6)}
-	if d.FrameHz == 0 {
-		d = stats.DefaultDisplay
-	}
-	return d
-}
-
-// scopeRequests returns the requests of scope, as runfile.Summarize groups
-// them: warm-up never; cold only in the cold scope.
-func scopeRequests(run *runfile.Run, s Scope) []*runfile.Request {
-	var out []*runfile.Request
-	for i := range run.Requests {
-		q := &run.Requests[i]
-		if !q.Counted() {
-			continue
+// NotJudged returns the verdicts whose scope had no data.
+func NotJudged(vs []runfile.Verdict) []runfile.Verdict {
+	var out []runfile.Verdict
+	for _, v := range vs {
+		if !v.Judged() {
+			out = append(out, v)
 		}
-		switch s.Kind {
-		case ScopeCold:
-			if !q.Cold {
-				continue
-			}
-		case ScopeCategory:
-			if q.Cold || q.Category != s.Category {
-				continue
-			}
-		default:
-			if q.Cold {
-				continue
-			}
-		}
-		out = append(out, q)
 	}
 	return out
 }
 
-// group returns the aggregate of scope s and its requests.
-func group(run *runfile.Run, s Scope, d stats.Display) (runfile.Group, []*runfile.Request) {
+// measured returns the measure scope that gate scope s names.
+func (s Scope) measured() measure.Scope {
+	switch s.Kind {
+	case ScopeCold:
+		return measure.Cold
+	case ScopeCategory:
+		return measure.Category(s.Category)
+	}
+	return measure.Overall
+}
+
+// scopeData is what a scope holds: its aggregate, and the views of its
+// requests (nil for a run file with a summary and no requests).
+type scopeData struct {
+	g     runfile.Group
+	views []measure.View
+}
+
+// scopeOf returns the data of scope s of run, through cache.
+func scopeOf(run *runfile.Run, s Scope, cache map[string]*scopeData) *scopeData {
+	key := s.String()
+	if d, ok := cache[key]; ok {
+		return d
+	}
+	d := &scopeData{}
 	if len(run.Requests) == 0 {
 		switch s.Kind {
 		case ScopeCold:
 			if run.Summary.Cold != nil {
-				return *run.Summary.Cold, nil
+				d.g = *run.Summary.Cold
 			}
-			return runfile.Group{}, nil
 		case ScopeCategory:
-			return run.Summary.Categories[s.Category], nil
+			d.g = run.Summary.Categories[s.Category]
+		default:
+			d.g = run.Summary.Overall
 		}
-		return run.Summary.Overall, nil
+	} else {
+		d.views = measure.Views(run, s.measured())
+		if d.views == nil {
+			d.views = []measure.View{}
+		}
+		d.g = measure.Aggregate(d.views)
 	}
-	reqs := scopeRequests(run, s)
-	return runfile.Aggregate(reqs, d), reqs
+	cache[key] = d
+	return d
 }
 
-// measureScope returns the value of r on scope s of run.
-func measureScope(run *runfile.Run, r Rule, s Scope, d stats.Display) (float64, bool, []*runfile.Request) {
-	g, reqs := group(run, s, d)
-	v, ok := measure(r, &g, reqs, d)
-	return v, ok, reqs
+// noData says why rule r has nothing to measure in scope s (data d).
+func noData(r Rule, s Scope, d *scopeData) string {
+	if d.g.Requests == 0 {
+		if s.Kind == ScopeCategory || s.Kind == ScopeCold {
+			return "no data: the run has no " + s.String() + " request"
+		}
+		return "no data: the run has no measured request"
+	}
+	if d.g.Errors == d.g.Requests {
+		return fmt.Sprintf("no data: all %d requests of %s failed", d.g.Requests, s)
+	}
+	return fmt.Sprintf("no data: no request of %s has a value of %s", s, r.Metric)
 }
 
-func judgeOne(run *runfile.Run, r Rule, scope Scope, d stats.Display) runfile.Verdict {
+func judgeOne(r Rule, scope Scope, d *scopeData) runfile.Verdict {
 	v := runfile.Verdict{
 		Rule:   r.Text(),
 		Scope:  scope.String(),
@@ -192,21 +202,22 @@ func judgeOne(run *runfile.Run, r Rule, scope Scope, d stats.Display) runfile.Ve
 		Limit:  r.Limit,
 		Unit:   r.Unit,
 	}
-	val, ok, reqs := measureScope(run, r, scope, d)
+	val, ok := measureRule(r, &d.g, d.views)
 	if !ok {
+		v.NoData = noData(r, scope, d)
 		return v
 	}
 	v.Value = val
 	v.Passed = r.Op.Holds(val, r.Limit)
 	if !v.Passed {
-		v.Offenders = offenders(r, reqs, d)
+		v.Offenders = offenders(r, d.views)
 	}
 	return v
 }
 
 // offenders lists the requests that broke r, worst first, as documented on
 // Judge.
-func offenders(r Rule, reqs []*runfile.Request, d stats.Display) []runfile.Offender {
+func offenders(r Rule, views []measure.View) []runfile.Offender {
 	b := metrics[r.Metric].bind(r.Stat)
 	if r.Stat == "count" && b.src != perError {
 		return nil
@@ -215,49 +226,39 @@ func offenders(r Rule, reqs []*runfile.Request, d stats.Display) []runfile.Offen
 	add := func(q *runfile.Request, v float64) {
 		out = append(out, runfile.Offender{Index: q.Index, RequestID: q.RequestID, PromptID: q.PromptID, Category: q.Category, Value: v})
 	}
-	switch b.src {
-	case perError:
-		for _, q := range reqs {
-			if !q.OK() {
+	if b.src == perError {
+		for i := range views {
+			if q := views[i].Req; !views[i].OK {
 				add(q, float64(q.Status))
 			}
 		}
 		return capOffenders(out)
-	case perRequest:
-		if r.Stat == "std" {
-			if !r.Op.upper() {
-				return nil
-			}
-			var xs []float64
-			var qs []*runfile.Request
-			for _, q := range reqs {
-				if x, _, ok := b.req(q, d); ok && q.OK() {
-					xs, qs = append(xs, x), append(qs, q)
-				}
-			}
-			m := stats.Mean(xs)
-			for i, q := range qs {
-				if dev := math.Abs(xs[i] - m); dev > r.Limit {
-					add(q, dev)
-				}
-			}
-			sortWorst(out, true)
-			return capOffenders(out)
-		}
 	}
-	for _, q := range reqs {
-		if !q.OK() {
+	if !b.metric.Pooled() && r.Stat == "std" {
+		// The std of per-request values: the requests farthest from
+		// the scope's mean.
+		if !r.Op.upper() {
+			return nil
+		}
+		m := stats.Mean(measure.Sample(views, b.metric))
+		for i := range views {
+			for _, x := range views[i].Values(b.metric) {
+				if dev := math.Abs(x - m); dev > r.Limit {
+					add(views[i].Req, dev)
+				}
+			}
+		}
+		sortWorst(out, true)
+		return capOffenders(out)
+	}
+	for i := range views {
+		xs := views[i].Values(b.metric)
+		if len(xs) == 0 {
 			continue
 		}
-		x, xs, ok := b.req(q, d)
-		if !ok {
-			continue
-		}
-		if b.src == perGap {
-			x = statOf(xs, r.Stat)
-		}
+		x := statOf(xs, r.Stat)
 		if !r.Op.Holds(x, r.Limit) {
-			add(q, x)
+			add(views[i].Req, x)
 		}
 	}
 	sortWorst(out, r.Op.upper())

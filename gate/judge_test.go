@@ -1,11 +1,13 @@
 package gate
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -55,7 +57,7 @@ func testRun() *runfile.Run {
 			"short":   {"ttft.p95 < 250ms"},
 		}},
 	}
-	run.Summarize()
+	measure.Summarize(run)
 	return run
 }
 
@@ -80,6 +82,7 @@ func TestJudge(t *testing.T) {
 		value     float64
 		passed    bool
 		offenders []off
+		noData    bool
 	}{
 		{
 			// Suite: complex's worst stall is request 6's 250 ms, then 5's 150.
@@ -123,8 +126,8 @@ func TestJudge(t *testing.T) {
 			value: 20, passed: true,
 		},
 		{
-			name: "missing category fails on no evidence", expr: "[category:nope] ttft.p95 < 1s", scope: "category:nope", rule: "ttft.p95 < 1s",
-			value: 0, passed: false,
+			name: "missing category is not judged", expr: "[category:nope] ttft.p95 < 1s", scope: "category:nope", rule: "ttft.p95 < 1s",
+			value: 0, passed: false, noData: true,
 		},
 		{
 			// 7 warm TTFTs, mean 1290/7 ≈ 184.3; 300, 100 and 120 are more
@@ -165,6 +168,9 @@ func TestJudge(t *testing.T) {
 			if v.Passed != tc.passed {
 				t.Errorf("passed: got %v, want %v", v.Passed, tc.passed)
 			}
+			if v.Judged() == tc.noData {
+				t.Errorf("judged = %v (no data %q), want %v", v.Judged(), v.NoData, !tc.noData)
+			}
 			if len(v.Offenders) != len(tc.offenders) {
 				t.Fatalf("offenders: got %+v, want %+v", v.Offenders, tc.offenders)
 			}
@@ -183,8 +189,11 @@ func TestJudge(t *testing.T) {
 	if Passed(verdicts) {
 		t.Error("Passed = true with failing verdicts")
 	}
-	if got := len(Failed(verdicts)); got != 7 {
-		t.Errorf("Failed: got %d, want 7", got)
+	if got := len(Failed(verdicts)); got != 6 {
+		t.Errorf("Failed: got %d, want 6", got)
+	}
+	if got := len(NotJudged(verdicts)); got != 1 {
+		t.Errorf("NotJudged: got %d, want 1", got)
 	}
 }
 
@@ -278,5 +287,36 @@ func TestJudgeLeavesOutAbortedRequests(t *testing.T) {
 				t.Errorf("%s names the aborted request as an offender", after[i].Rule)
 			}
 		}
+	}
+}
+
+func TestNoDataIsNotJudged(t *testing.T) {
+	run := &runfile.Run{SchemaVersion: runfile.SchemaVersion, Requests: []runfile.Request{
+		{Index: 0, Category: "a", Error: "boom", ErrorKind: "http", Status: 500},
+		{Index: 1, Category: "a", Error: "boom", ErrorKind: "http", Status: 500},
+	}}
+	vs := Judge(run, []Rule{MustParse("ttft.p95 < 250ms"), MustParse("gap.max <= 120ms"), MustParse("errors.rate <= 1%")})
+	for _, v := range vs[:2] {
+		if v.Judged() || v.Failed() || v.Value != 0 || !strings.Contains(v.NoData, "all 2 requests of overall failed") {
+			t.Errorf("%s: judged %v failed %v value %v no data %q; want not judged, with the reason", v.Rule, v.Judged(), v.Failed(), v.Value, v.NoData)
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"passed":null`) || !strings.Contains(string(b), `"no_data":"no data: all 2`) {
+			t.Errorf("%s: run.json form %s, want passed null and the reason", v.Rule, b)
+		}
+	}
+	// The error budget still judges a scope whose requests all failed.
+	if e := vs[2]; !e.Judged() || !e.Failed() || e.Value != 100 {
+		t.Errorf("errors.rate: judged %v failed %v value %v, want judged, failed at 100%%", e.Judged(), e.Failed(), e.Value)
+	}
+	if Passed(vs[:2]) != true {
+		t.Error("verdicts without data made the gate fail")
+	}
+	b, _ := json.Marshal(runfile.Verdict{Rule: "x", Passed: true})
+	if !strings.Contains(string(b), `"passed":true`) {
+		t.Errorf("a judged verdict is written %s", b)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
@@ -14,28 +15,24 @@ var distStats = []string{"count", "mean", "std", "min", "p50", "p90", "p95", "p9
 
 var statAliases = map[string]string{"avg": "mean", "median": "p50", "stddev": "std"}
 
-// source says how a metric's per-request values are found, for offenders.
+// source says how a metric's scope figure is made from the requests.
 type source int
 
 const (
-	// perRequest: one value per request (TTFT, E2E, TPOT).
-	perRequest source = iota
-	// perGap: the metric pools the gaps of every request; a request's own
-	// value is the same stat over its own gaps.
-	perGap
+	// fromSample: a stat of the scope's sample of a measure.Metric (one
+	// value per request, or pooled); a request's own value is the same
+	// stat over its own values of the metric.
+	fromSample source = iota
 	// perError: the metric counts failed requests.
 	perError
-	// perRatio: tokens per event.
+	// perRatio: tokens per event (mean: the pooled ratio).
 	perRatio
 )
 
 // binding is what one metric.stat reads.
 type binding struct {
-	src  source
-	dist func(g *runfile.Group) stats.Distribution
-	// req returns a request's single value (perRequest) or its gaps in ms
-	// (perGap, as xs).
-	req func(q *runfile.Request, d stats.Display) (x float64, xs []float64, ok bool)
+	src    source
+	metric measure.Metric
 }
 
 type metricDef struct {
@@ -74,92 +71,32 @@ func setOf(names ...string) map[string]bool {
 	return m
 }
 
-func reqTTFT(q *runfile.Request, _ stats.Display) (float64, []float64, bool) {
-	if len(q.TokenTimesNS) == 0 {
-		return 0, nil, false
-	}
-	return stats.Millis(q.TTFTNS), nil, true
+func sample(m measure.Metric) func(string) binding {
+	return func(string) binding { return binding{src: fromSample, metric: m} }
 }
 
-func reqE2E(q *runfile.Request, _ stats.Display) (float64, []float64, bool) {
-	return stats.Millis(q.E2ENS), nil, true
-}
-
-func reqVisibleTTFT(q *runfile.Request, d stats.Display) (float64, []float64, bool) {
-	if len(q.TokenTimesNS) == 0 {
-		return 0, nil, false
-	}
-	return stats.Millis(d.Visible(q.TokenTimesNS)[0]), nil, true
-}
-
-func reqTPOT(q *runfile.Request, _ stats.Display) (float64, []float64, bool) {
-	v, ok := stats.TPOT(q.TokenTimesNS)
-	return v / 1e6, nil, ok
-}
-
-func millis(ns []int64) []float64 {
-	out := make([]float64, len(ns))
-	for i, v := range ns {
-		out[i] = stats.Millis(v)
-	}
-	return out
-}
-
-func reqGaps(q *runfile.Request, _ stats.Display) (float64, []float64, bool) {
-	g := stats.Gaps(q.TokenTimesNS)
-	return 0, millis(g), len(g) > 0
-}
-
-func reqVisibleGaps(q *runfile.Request, d stats.Display) (float64, []float64, bool) {
-	g := d.VisibleGaps(q.TokenTimesNS)
-	return 0, millis(g), len(g) > 0
-}
-
-func reqGapStd(q *runfile.Request, _ stats.Display) (float64, []float64, bool) {
-	g := millis(stats.Gaps(q.TokenTimesNS))
-	if len(g) < 2 {
-		return 0, nil, false
-	}
-	return stats.Std(g), nil, true
-}
-
-func simple(src source, dist func(g *runfile.Group) stats.Distribution, req func(*runfile.Request, stats.Display) (float64, []float64, bool)) func(string) binding {
-	return func(string) binding { return binding{src: src, dist: dist, req: req} }
-}
-
-// metrics is the table documented on Parse.
+// metrics is the table documented on Parse: each metric.stat is a stat of
+// one of package measure's samples.
 var metrics = map[string]metricDef{
-	"ttft": {stats: setOf(distStats...), kind: timeUnit,
-		bind: simple(perRequest, func(g *runfile.Group) stats.Distribution { return g.TTFTMs }, reqTTFT)},
-	"e2e": {stats: setOf(distStats...), kind: timeUnit,
-		bind: simple(perRequest, func(g *runfile.Group) stats.Distribution { return g.E2EMs }, reqE2E)},
-	"visible_ttft": {stats: setOf(distStats...), kind: timeUnit,
-		bind: simple(perRequest, func(g *runfile.Group) stats.Distribution { return g.VisibleTTFTMs }, reqVisibleTTFT)},
-	"gap": {stats: setOf(distStats...), kind: timeUnit,
-		bind: simple(perGap, func(g *runfile.Group) stats.Distribution { return g.GapMs }, reqGaps)},
-	"visible_gap": {stats: setOf(distStats...), kind: timeUnit,
-		bind: simple(perGap, func(g *runfile.Group) stats.Distribution { return g.VisibleGapMs }, reqVisibleGaps)},
-	"tpot_std": {stats: setOf(distStats...), kind: timeUnit,
-		bind: simple(perRequest, func(g *runfile.Group) stats.Distribution { return g.TPOTStdMs }, reqGapStd)},
+	"ttft":         {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.TTFT)},
+	"e2e":          {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.E2E)},
+	"visible_ttft": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.VisibleTTFT)},
+	"gap":          {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.Gap)},
+	"visible_gap":  {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.VisibleGap)},
+	"tpot_std":     {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.TPOTStd)},
 	"tpot": {stats: setOf(distStats...), kind: timeUnit, bind: func(stat string) binding {
 		switch stat {
 		case "mean", "min", "max", "count":
-			return binding{src: perRequest, dist: func(g *runfile.Group) stats.Distribution { return g.TPOTMs }, req: reqTPOT}
+			return binding{src: fromSample, metric: measure.TPOT}
 		}
-		// DESIGN: "TPOT std" and "TPOT pNN" are statistics of the gaps.
-		return binding{src: perGap, dist: func(g *runfile.Group) stats.Distribution { return g.GapMs }, req: reqGaps}
+		// DESIGN: "TPOT std" and "TPOT pNN" are statistics of the
+		// per-token intervals.
+		return binding{src: fromSample, metric: measure.TokenInterval}
 	}},
 	"errors": {stats: setOf("rate", "count"), kind: percentUnit,
 		bind: func(string) binding { return binding{src: perError} }},
 	"tokens_per_event": {stats: setOf("mean", "max"), kind: plainUnit,
-		bind: func(string) binding {
-			return binding{src: perRatio, req: func(q *runfile.Request, _ stats.Display) (float64, []float64, bool) {
-				if q.ContentEvents == 0 {
-					return 0, nil, false
-				}
-				return float64(q.OutputTokens) / float64(q.ContentEvents), nil, true
-			}}
-		}},
+		bind: func(string) binding { return binding{src: perRatio, metric: measure.TokensPerEvent} }},
 }
 
 func metricNames() string {
@@ -182,10 +119,9 @@ func statOf(xs []float64, stat string) float64 {
 	return v
 }
 
-// measure returns the rule's value on group g (and the requests the group
-// was built from, for the stats the group does not hold), and false when
-// the scope has nothing to measure.
-func measure(r Rule, g *runfile.Group, reqs []*runfile.Request, d stats.Display) (float64, bool) {
+// measure returns the rule's value on scope group g, whose requests'
+// views are views, and false when the scope has nothing to measure.
+func measureRule(r Rule, g *runfile.Group, views []measure.View) (float64, bool) {
 	b := metrics[r.Metric].bind(r.Stat)
 	switch b.src {
 	case perError:
@@ -200,24 +136,48 @@ func measure(r Rule, g *runfile.Group, reqs []*runfile.Request, d stats.Display)
 		if r.Stat == "mean" {
 			return g.TokensPerEvent, g.TokensPerEvent > 0
 		}
-		best, ok := 0.0, false
-		for _, q := range reqs {
-			if !q.OK() {
-				continue
-			}
-			if v, _, has := b.req(q, d); has && (!ok || v > best) {
-				best, ok = v, true
-			}
+		if views == nil {
+			return 0, false
 		}
-		return best, ok
+		xs := measure.Sample(views, b.metric)
+		return statOf(xs, "max"), len(xs) > 0
 	}
-	dist := b.dist(g)
-	if r.Stat == "count" {
-		return float64(dist.Count), true
+	var dist stats.Distribution
+	if views != nil {
+		dist = stats.Describe(measure.Sample(views, b.metric))
+	} else {
+		dist = summaryDist(g, b.metric)
 	}
 	if dist.Count == 0 {
 		return 0, false
 	}
 	v, _ := dist.Field(r.Stat)
 	return v, true
+}
+
+// summaryDist is the distribution of m that a summary group holds, for a
+// run file that has a summary but no requests.
+func summaryDist(g *runfile.Group, m measure.Metric) stats.Distribution {
+	switch m {
+	case measure.TTFT:
+		return g.TTFTMs
+	case measure.E2E:
+		return g.E2EMs
+	case measure.VisibleTTFT:
+		return g.VisibleTTFTMs
+	case measure.TPOT:
+		return g.TPOTMs
+	case measure.TPOTStd:
+		return g.TPOTStdMs
+	case measure.Gap:
+		return g.GapMs
+	case measure.TokenInterval:
+		if g.TokenIntervalMs.Count == 0 {
+			return g.GapMs // a run file written before per-token intervals
+		}
+		return g.TokenIntervalMs
+	case measure.VisibleGap:
+		return g.VisibleGapMs
+	}
+	return stats.Distribution{}
 }

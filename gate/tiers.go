@@ -216,7 +216,7 @@ func Experience(run *runfile.Run, rules []ExperienceRule, tier string) []runfile
 	if tier == "" {
 		tier = run.Device.Tier
 	}
-	d := display(run)
+	cache := map[string]*scopeData{}
 	var out []runfile.Experience
 	for _, r := range rules {
 		if r.Tier != "" && !strings.EqualFold(r.Tier, tier) {
@@ -226,7 +226,8 @@ func Experience(run *runfile.Run, rules []ExperienceRule, tier string) []runfile
 		if scope.Kind == ScopeUnset {
 			scope = Overall
 		}
-		v, ok, _ := measureScope(run, r.When, scope, d)
+		d := scopeOf(run, scope, cache)
+		v, ok := measureRule(r.When, &d.g, d.views)
 		if !ok || !r.When.Op.Holds(v, r.When.Limit) {
 			continue
 		}

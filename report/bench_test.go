@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -25,7 +26,7 @@ func bigRun(n int) *runfile.Run {
 		q.OutputTokens, q.ContentEvents = 256, 256
 		run.Requests = append(run.Requests, q)
 	}
-	run.Summarize()
+	measure.Summarize(run)
 	return run
 }
 

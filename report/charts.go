@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tokenpulse/tokenpulse/report/svg"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
@@ -89,7 +90,7 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 	var cold, warm []*runfile.Request
 	for i := range r.Requests {
 		q := &r.Requests[i]
-		if !q.Counted() || len(q.TokenTimesNS) == 0 {
+		if !measure.Counted(q) || len(q.TokenTimesNS) == 0 {
 			continue
 		}
 		if q.Cold {
@@ -109,7 +110,7 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 	if len(cold)+len(warm) <= o.maxWaterfall() {
 		for i := range r.Requests {
 			q := &r.Requests[i]
-			if q.Counted() && len(q.TokenTimesNS) > 0 {
+			if measure.Counted(q) && len(q.TokenTimesNS) > 0 {
 				rows = append(rows, waterfallRow{label(q), q})
 			}
 		}
@@ -245,18 +246,10 @@ func gapLimit(r *runfile.Run) float64 {
 	return lim
 }
 
-// warmGaps returns every gap (ms) of every successful warm request.
+// warmGaps returns every gap (ms) of every successful warm request: the
+// overall scope's gap sample.
 func warmGaps(r *runfile.Run) []float64 {
-	var out []float64
-	for _, q := range r.Requests {
-		if !q.Counted() || q.Cold || !q.OK() {
-			continue
-		}
-		for _, g := range stats.Gaps(q.TokenTimesNS) {
-			out = append(out, stats.Millis(g))
-		}
-	}
-	return out
+	return measure.Sample(measure.Views(r, measure.Overall), measure.Gap)
 }
 
 // GapHistogram draws the distribution of every warm gap with log-spaced

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
@@ -33,8 +34,8 @@ func groups(r *runfile.Run) []scopedGroup {
 	return append(out, scopedGroup{"overall", "overall", r.Summary.Overall})
 }
 
-// counts returns how many requests the run holds by kind.
-type counts struct{ Total, Measured, Cold, Warmup, Aborted, Errors int }
+// counts is how many requests the run holds by kind.
+type counts measure.Tally
 
 // breakdown is the "(2 warm-up, 1 cold, 30 warm)" part of the header.
 func (c counts) breakdown() string {
@@ -45,27 +46,7 @@ func (c counts) breakdown() string {
 	return s
 }
 
-func countRequests(r *runfile.Run) counts {
-	var c counts
-	for _, q := range r.Requests {
-		c.Total++
-		switch {
-		case q.Warmup:
-			c.Warmup++
-			continue
-		case q.Aborted:
-			c.Aborted++
-			continue
-		case q.Cold:
-			c.Cold++
-		}
-		c.Measured++
-		if !q.OK() {
-			c.Errors++
-		}
-	}
-	return c
-}
+func countRequests(r *runfile.Run) counts { return counts(measure.Count(r)) }
 
 // ms formats a millisecond figure, "-" when the distribution is empty.
 func ms(d stats.Distribution, v float64) string {
@@ -106,7 +87,7 @@ func fmtLimit(v float64, unit string) string {
 func failed(r *runfile.Run) []runfile.Verdict {
 	var out []runfile.Verdict
 	for _, v := range r.Verdicts {
-		if !v.Passed {
+		if v.Failed() {
 			out = append(out, v)
 		}
 	}
@@ -195,16 +176,10 @@ func timelines(r *runfile.Run, o Options) []timelineFor {
 		return out
 	}
 	var worst *runfile.Request
-	var worstGap int64 = -1
-	for i := range r.Requests {
-		q := &r.Requests[i]
-		if !q.Counted() || q.Cold || !q.OK() {
-			continue
-		}
-		for _, g := range stats.Gaps(q.TokenTimesNS) {
-			if g > worstGap {
-				worst, worstGap = q, g
-			}
+	worstGap := -1.0
+	for _, v := range measure.Views(r, measure.Overall) {
+		if g, ok := v.MaxGapMs(); ok && v.OK && g > worstGap {
+			worst, worstGap = v.Req, g
 		}
 	}
 	if worst == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -19,7 +20,7 @@ func TestSparseRuns(t *testing.T) {
 		q.Error, q.ErrorKind, q.TokenTimesNS, q.Status = "connection refused", "connect", nil, 0
 	}
 	allFailed.Verdicts, allFailed.Experience, allFailed.ColdStart = nil, nil, nil
-	allFailed.Summarize()
+	measure.Summarize(allFailed)
 
 	oneToken := reporttest.StallRun()
 	for i := range oneToken.Requests {
@@ -28,7 +29,7 @@ func TestSparseRuns(t *testing.T) {
 		q.OutputTokens, q.ContentEvents = 1, 1
 	}
 	oneToken.Verdicts = nil
-	oneToken.Summarize()
+	measure.Summarize(oneToken)
 
 	sameRead := reporttest.StallRun() // tokens read together: zero gaps
 	for i := range sameRead.Requests {
@@ -37,7 +38,7 @@ func TestSparseRuns(t *testing.T) {
 			q.TokenTimesNS[k] = q.TokenTimesNS[0]
 		}
 	}
-	sameRead.Summarize()
+	measure.Summarize(sameRead)
 
 	tests := []struct {
 		name     string

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -148,7 +149,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	for _, g := range groups(r) {
 		v.Rows = append(v.Rows, tableRowView{Name: g.Name, Cells: tableRow(g.G), Overall: g.Scope == "overall"})
-		if g.G.Batched() {
+		if measure.Batched(g.G) {
 			v.BatchNotes = append(v.BatchNotes, batchWarning(g.Name, g.G))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -51,7 +52,7 @@ func longRun() *runfile.Run {
 		q.E2ENS = t + 400_000
 	}
 	verdicts := r.Verdicts
-	r.Summarize()
+	measure.Summarize(r)
 	r.Verdicts = verdicts
 	for i := range r.Verdicts {
 		for k := range r.Verdicts[i].Offenders {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -85,7 +86,7 @@ func methodology(r *runfile.Run) []docSection {
 	}
 	sources := map[string]int{}
 	for _, q := range r.Requests {
-		if q.Counted() && q.OK() {
+		if measure.Counted(&q) && q.OK() {
 			sources[orDash(q.TokenSource)]++
 		}
 	}
@@ -128,7 +129,7 @@ func methodology(r *runfile.Run) []docSection {
 	cats := map[string]int{}
 	kinds := map[string]int{}
 	for _, q := range r.Requests {
-		if q.Warmup || q.Cold {
+		if !measure.Overall.Has(&q) {
 			continue
 		}
 		cats[q.Category]++

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -28,7 +29,7 @@ func rapidFireRun() *runfile.Run {
 		{Interrupted: 1, FollowUp: 2, AbortLatencyNS: 1_500_000, TTFTNS: 30e6, AloneTTFTNS: 20e6},
 		{Interrupted: 4, FollowUp: 5, AbortLatencyNS: 4_000_000, TokensAfterAbort: 2, ForeignEvents: 1, TTFTNS: 50e6, AloneTTFTNS: 20e6},
 	}}
-	r.Summarize()
+	measure.Summarize(r)
 	return r
 }
 

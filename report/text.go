@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -159,7 +160,7 @@ func (t *textWriter) table(r *runfile.Run) {
 	}
 	tw.Flush()
 	for _, g := range gs {
-		if g.G.Batched() {
+		if measure.Batched(g.G) {
 			t.printf("%s %s\n", t.paint(ansiRed, "!"), batchWarning(g.Name, g.G))
 		}
 	}

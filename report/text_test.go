@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
 )
 
@@ -64,7 +65,7 @@ func TestTextBatchedWarning(t *testing.T) {
 			q.OutputTokens = 2 * q.ContentEvents
 		}
 	}
-	run.Summarize()
+	measure.Summarize(run)
 	var buf bytes.Buffer
 	if err := Text(&buf, run, Options{}); err != nil {
 		t.Fatal(err)

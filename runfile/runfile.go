@@ -1,7 +1,8 @@
 // Package runfile defines run.json, the one record of a tokenpulse run
-// (schema 1 of DESIGN.md), and the aggregation that turns its requests into
-// the summary. Every report is rendered from a Run, so a run can be
-// re-judged and re-rendered later.
+// (schema 1 of DESIGN.md). Every report is rendered from a Run, so a run
+// can be re-judged and re-rendered later. Which requests count in a scope
+// and how the summary's figures are derived belong to package measure
+// (measure.Summarize fills Summary).
 //
 // Times in Requests are nanosecond offsets from that request's start;
 // Summary figures are milliseconds. Overall and Categories hold warm
@@ -196,10 +197,6 @@ type ServerTimings struct {
 	DecodeNS  int64 `json:"decode_ns"`
 }
 
-// Counted reports whether the request belongs in summaries and verdicts:
-// neither a warm-up request nor one the client aborted on purpose.
-func (r *Request) Counted() bool { return !r.Warmup && !r.Aborted }
-
 // OK reports whether the request succeeded.
 func (r *Request) OK() bool { return r.Error == "" }
 
@@ -217,11 +214,16 @@ type Group struct {
 	// ErrorKinds counts errors by kind.
 	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
 	// TTFTMs, TPOTMs and E2EMs have one value per successful request;
-	// GapMs pools every gap of every successful request, so its max is the
-	// worst stall.
+	// GapMs pools every gap between content events (per event) of every
+	// successful request, so its max is the worst stall; TokenIntervalMs
+	// pools the per-token intervals (each gap ÷ the tokens of the event
+	// that ended it), the same as GapMs where every event carries one
+	// token. Package measure defines each.
 	TTFTMs stats.Distribution `json:"ttft_ms"`
 	TPOTMs stats.Distribution `json:"tpot_ms"`
 	GapMs  stats.Distribution `json:"gap_ms"`
+	// TokenIntervalMs are the per-token intervals: tpot.pNN and tpot.std.
+	TokenIntervalMs stats.Distribution `json:"token_interval_ms"`
 	E2EMs  stats.Distribution `json:"e2e_ms"`
 	// TPOTStdMs has one value per request: the std of that request's gaps.
 	TPOTStdMs stats.Distribution `json:"tpot_std_ms"`
@@ -234,6 +236,19 @@ type Group struct {
 	// event).
 	OutputTokens   int     `json:"output_tokens"`
 	TokensPerEvent float64 `json:"tokens_per_event"`
+	// Counting is the least exact way any successful request's tokens
+	// were counted: "per-event" (each event's count known), "total" (the
+	// server's usage only) or "events" (no count: one token per event
+	// assumed, so per-token figures are per event).
+	Counting string `json:"token_counting,omitempty"`
+}
+
+// ErrorRate returns errors ÷ requests of g, 0 when it has no requests.
+func (g Group) ErrorRate() float64 {
+	if g.Requests == 0 {
+		return 0
+	}
+	return float64(g.Errors) / float64(g.Requests)
 }
 
 // Verdict is the outcome of one threshold on one scope.
@@ -247,9 +262,35 @@ type Verdict struct {
 	Value  float64 `json:"value"`
 	Limit  float64 `json:"limit"`
 	// Unit is the unit of Value and Limit ("ms", "%", "").
-	Unit      string     `json:"unit,omitempty"`
-	Passed    bool       `json:"passed"`
+	Unit string `json:"unit,omitempty"`
+	// Passed is true when the rule holds. It is written as null when the
+	// rule was not judged (NoData says why), and then means nothing.
+	Passed bool `json:"passed"`
+	// NoData, when set, says why the rule was not judged: its scope had
+	// nothing to measure (no successful request, no request sampled). A
+	// verdict with no data neither passes nor fails, and Value is 0.
+	NoData    string     `json:"no_data,omitempty"`
 	Offenders []Offender `json:"offenders,omitempty"`
+}
+
+// Judged reports whether the rule was judged (its scope had data).
+func (v Verdict) Judged() bool { return v.NoData == "" }
+
+// Failed reports whether the rule was judged and does not hold.
+func (v Verdict) Failed() bool { return v.NoData == "" && !v.Passed }
+
+// MarshalJSON writes the verdict with "passed": null when it was not
+// judged, so that no reader takes "no data" for a pass or a fail.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	type plain Verdict
+	out := struct {
+		plain
+		Passed *bool `json:"passed"`
+	}{plain: plain(v)}
+	if v.NoData == "" {
+		out.Passed = &v.Passed
+	}
+	return json.Marshal(out)
 }
 
 // Offender is a request that broke a threshold.

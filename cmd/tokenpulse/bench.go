@@ -17,6 +17,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/gate"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
@@ -243,7 +244,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if runErr != nil {
 		run.Interrupted = true
 	}
-	run.Summarize()
+	measure.Summarize(run)
 	run.Warnings = append(run.Warnings, runWarnings(run)...)
 	if err := f.judge.apply(run, rules); err != nil {
 		return err
@@ -273,7 +274,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return withCode(130, errors.New("interrupted; what was measured is in "+runPath))
 	}
-	if allFailed(run) {
+	if measure.Count(run).AllFailed() {
 		return withCode(exitFailure, fmt.Errorf("every request failed (first error: %s)", firstError(run)))
 	}
 	if !gate.Passed(run.Verdicts) {
@@ -328,9 +329,9 @@ func parseHeaders(hs []string) (http.Header, error) {
 // must not fail, nor pass, on a category it never saw).
 func suiteThresholds(s *suite.Suite, reqs []runfile.Request) (map[string][]string, []string) {
 	seen := map[string]bool{}
-	for _, r := range reqs {
-		if r.Counted() && !r.Cold {
-			seen[r.Category] = true
+	for i := range reqs {
+		if measure.Overall.Has(&reqs[i]) {
+			seen[reqs[i].Category] = true
 		}
 	}
 	m := map[string][]string{}
@@ -379,20 +380,6 @@ func runWarnings(run *runfile.Run) []string {
 		w = append(w, "the run was interrupted; figures cover the requests measured before it stopped")
 	}
 	return w
-}
-
-func allFailed(run *runfile.Run) bool {
-	n := 0
-	for _, r := range run.Requests {
-		if r.Warmup {
-			continue
-		}
-		n++
-		if r.OK() {
-			return false
-		}
-	}
-	return n > 0
 }
 
 func firstError(run *runfile.Run) string {

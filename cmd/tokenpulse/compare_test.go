@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/store"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -63,7 +64,7 @@ func seededRun(t *testing.T, dir string, seed uint64, itlMS float64, start time.
 		run.Requests = append(run.Requests, runfile.Request{Index: i, RequestID: "r", Category: cat, PromptID: "p", Status: 200,
 			TTFTNS: times[0], E2ENS: ts, OutputTokens: 60, ContentEvents: 60, TokenTimesNS: times})
 	}
-	run.Summarize()
+	measure.Summarize(run)
 	path := filepath.Join(dir, start.Format("150405")+".json")
 	if err := run.Write(path); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -34,7 +35,7 @@ func mkRun(minutes int, url, model, host string, gapMS int64, passed bool) *runf
 		r.Requests = append(r.Requests, runfile.Request{Index: i, Category: "short", Status: 200,
 			TTFTNS: times[0], E2ENS: times[len(times)-1], OutputTokens: 30, ContentEvents: 30, TokenTimesNS: times})
 	}
-	r.Summarize()
+	measure.Summarize(r)
 	r.Verdicts = []runfile.Verdict{{Rule: "gap.max <= 120ms", Scope: "overall", Passed: passed}}
 	return r
 }

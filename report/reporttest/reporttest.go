@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -109,7 +110,7 @@ func StallRun() *runfile.Run {
 	cut := &r.Requests[len(r.Requests)-1]
 	cut.Error, cut.ErrorKind, cut.FinishReason = "stream ended without [DONE] or a finish reason", "cut", ""
 
-	r.Summarize()
+	measure.Summarize(r)
 
 	stalled := r.Requests[StallIndex]
 	var worst float64

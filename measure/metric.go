@@ -1,0 +1,166 @@
+package measure
+
+import (
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
+)
+
+// Metric names a sample a scope's figures are computed from.
+type Metric string
+
+// The metrics. A per-request metric gives at most one value per request;
+// a pooled one gives many (one per gap or per token) and a scope's sample
+// pools them over its requests.
+const (
+	// TTFT: per request, TTFT in ms.
+	TTFT Metric = "ttft"
+	// E2E: per request, t_last_event − t_start in ms.
+	E2E Metric = "e2e"
+	// VisibleTTFT: per request, the first frame that showed text.
+	VisibleTTFT Metric = "visible_ttft"
+	// TPOT: per request, the time per output token after the first event.
+	TPOT Metric = "tpot"
+	// TPOTStd: per request, the std of its per-token intervals.
+	TPOTStd Metric = "tpot_std"
+	// MaxGap: per request, its longest gap between events.
+	MaxGap Metric = "max_gap"
+	// TokensPerEvent: per request, output tokens ÷ content events.
+	TokensPerEvent Metric = "tokens_per_event"
+	// Gap: pooled, every gap between content events (per event).
+	Gap Metric = "gap"
+	// TokenInterval: pooled, every per-token interval (per token; the
+	// same as Gap where each event carries one token).
+	TokenInterval Metric = "token_interval"
+	// VisibleGap: pooled, every pause between frames that showed text.
+	VisibleGap Metric = "visible_gap"
+)
+
+// Pooled reports whether m gives many values per request.
+func (m Metric) Pooled() bool {
+	switch m {
+	case Gap, TokenInterval, VisibleGap:
+		return true
+	}
+	return false
+}
+
+// Values returns the request's values of m: none when m is undefined for
+// it or it failed, one for a per-request metric, all of them for a pooled
+// one. The slice must not be modified.
+func (v *View) Values(m Metric) []float64 {
+	if !v.OK {
+		return nil
+	}
+	one := func(x float64, ok bool) []float64 {
+		if !ok {
+			return nil
+		}
+		return []float64{x}
+	}
+	switch m {
+	case TTFT:
+		return one(v.TTFTMs, v.HasTTFT)
+	case E2E:
+		return one(v.E2EMs, true)
+	case VisibleTTFT:
+		return one(v.VisibleTTFTMs, v.HasTTFT)
+	case TPOT:
+		return one(v.TPOTMs, v.HasTPOT)
+	case TPOTStd:
+		return one(v.GapStdMs())
+	case MaxGap:
+		return one(v.MaxGapMs())
+	case TokensPerEvent:
+		return one(v.TokensPerEvent())
+	case Gap:
+		return v.GapsMs
+	case TokenInterval:
+		return v.TokenIntervalsMs
+	case VisibleGap:
+		return v.VisibleGapsMs
+	}
+	return nil
+}
+
+// Sample returns the scope sample of m over views: the values of every
+// successful request, in order.
+func Sample(views []View, m Metric) []float64 {
+	var out []float64
+	for i := range views {
+		out = append(out, views[i].Values(m)...)
+	}
+	return out
+}
+
+// Aggregate summarises views as DESIGN.md defines: TTFT, TPOT, E2E one
+// value per successful request, gaps and per-token intervals pooled over
+// the successful requests; failed requests count in Requests and Errors
+// only.
+func Aggregate(views []View) runfile.Group {
+	g := runfile.Group{Requests: len(views)}
+	events := 0
+	counting := CountPerEvent
+	for i := range views {
+		v := &views[i]
+		if !v.OK {
+			g.Errors++
+			if g.ErrorKinds == nil {
+				g.ErrorKinds = map[string]int{}
+			}
+			g.ErrorKinds[v.Req.ErrorKind]++
+			continue
+		}
+		g.OutputTokens += v.OutputTokens
+		events += v.Events
+		if v.Events > 0 && weaker(v.Counting, counting) {
+			counting = v.Counting
+		}
+	}
+	if events > 0 {
+		g.TokensPerEvent = float64(g.OutputTokens) / float64(events)
+		g.Counting = string(counting)
+	}
+	g.TTFTMs = stats.Describe(Sample(views, TTFT))
+	g.TPOTMs = stats.Describe(Sample(views, TPOT))
+	g.TPOTStdMs = stats.Describe(Sample(views, TPOTStd))
+	g.GapMs = stats.Describe(Sample(views, Gap))
+	g.TokenIntervalMs = stats.Describe(Sample(views, TokenInterval))
+	g.E2EMs = stats.Describe(Sample(views, E2E))
+	g.VisibleTTFTMs = stats.Describe(Sample(views, VisibleTTFT))
+	g.VisibleGapMs = stats.Describe(Sample(views, VisibleGap))
+	return g
+}
+
+// weaker reports whether counting a is less exact than b.
+func weaker(a, b Counting) bool {
+	rank := map[Counting]int{CountPerEvent: 2, CountTotal: 1, CountEvents: 0}
+	return rank[a] < rank[b]
+}
+
+// Group returns the aggregate of scope s of run.
+func Group(run *runfile.Run, s Scope) runfile.Group { return Aggregate(Views(run, s)) }
+
+// Summarize recomputes run.Summary from run.Requests: Overall and each
+// category over the warm counted requests, Cold over the cold ones (nil
+// when there is none).
+func Summarize(run *runfile.Run) {
+	run.Summary = runfile.Summary{Overall: Group(run, Overall), Categories: map[string]runfile.Group{}}
+	for _, s := range Measured(run) {
+		switch s.Kind {
+		case KindCold:
+			g := Group(run, s)
+			run.Summary.Cold = &g
+		case KindCategory:
+			run.Summary.Categories[s.Category] = Group(run, s)
+		}
+	}
+}
+
+// Batched reports whether g's requests carried several tokens per event on
+// average, so that its gap figures (per event) are not per token.
+func Batched(g runfile.Group) bool { return g.TokensPerEvent > BatchedAbove }
+
+// PerEventOnly reports whether g's per-token figures rest on no token
+// count at all: every event was taken as one token, which is right only
+// if the endpoint sends one token per event.
+func PerEventOnly(g runfile.Group) bool { return g.Counting == string(CountEvents) }

@@ -1,0 +1,227 @@
+// Package measure is the one owner of two rules that every figure of
+// tokenpulse rests on:
+//
+//   - which requests of a run count in a scope (overall, cold, a category,
+//     and the uncounted ones: warm-up, aborted on purpose, failed), and
+//   - how a request's metrics (TTFT, TPOT per token, gaps per event,
+//     visible times, token counts) are derived from its raw times.
+//
+// The run file's summary ([Summarize]), the gate's verdicts, compare's
+// samples and the reports' tables and charts all ask this package; none
+// derives a figure of its own. DESIGN.md ("Definitions") states the same
+// rules in prose; where the two differ, that is a bug in one of them.
+//
+//	views := measure.Views(run, measure.Category("complex"))
+//	ttfts := measure.Sample(views, measure.TTFT) // one value per successful request
+//
+// Every function here is pure: it reads the run and never changes it,
+// except [Summarize], which writes run.Summary.
+package measure
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// Kind is the kind of a scope.
+type Kind int
+
+// The kinds of scope. Overall, Cold and Category are the measured scopes
+// that summaries, thresholds and comparisons speak of; Warmup, Aborted
+// and Failed name the requests that no figure counts (Failed ones count
+// only in error rates).
+const (
+	// KindOverall: every counted request that is not cold.
+	KindOverall Kind = iota
+	// KindCold: the counted cold requests (the target's first answer).
+	KindCold
+	// KindCategory: the counted warm requests of one prompt category.
+	KindCategory
+	// KindWarmup: the warm-up requests, recorded and never counted.
+	KindWarmup
+	// KindAborted: requests the client aborted on purpose (rapid-fire's
+	// interrupted answers), recorded and never counted.
+	KindAborted
+	// KindFailed: the counted requests (cold or warm) that failed.
+	KindFailed
+)
+
+// Scope is a set of a run's requests.
+type Scope struct {
+	Kind Kind
+	// Category is the category's name for KindCategory.
+	Category string
+}
+
+// The scopes without a parameter.
+var (
+	Overall = Scope{Kind: KindOverall}
+	Cold    = Scope{Kind: KindCold}
+	Warmup  = Scope{Kind: KindWarmup}
+	Aborted = Scope{Kind: KindAborted}
+	Failed  = Scope{Kind: KindFailed}
+)
+
+// Category returns the scope of one prompt category's warm requests.
+func Category(name string) Scope { return Scope{Kind: KindCategory, Category: name} }
+
+// String is the scope's name as the run file writes it: "overall",
+// "cold", "category:NAME", "warmup", "aborted" or "failed".
+func (s Scope) String() string {
+	switch s.Kind {
+	case KindCold:
+		return "cold"
+	case KindCategory:
+		return "category:" + s.Category
+	case KindWarmup:
+		return "warmup"
+	case KindAborted:
+		return "aborted"
+	case KindFailed:
+		return "failed"
+	}
+	return "overall"
+}
+
+// ParseScope reads a scope's name as [Scope.String] writes it.
+func ParseScope(name string) (Scope, error) {
+	switch name {
+	case "overall", "":
+		return Overall, nil
+	case "cold":
+		return Cold, nil
+	case "warmup":
+		return Warmup, nil
+	case "aborted":
+		return Aborted, nil
+	case "failed":
+		return Failed, nil
+	}
+	if c, ok := strings.CutPrefix(name, "category:"); ok && c != "" {
+		return Category(c), nil
+	}
+	return Scope{}, fmt.Errorf("unknown scope %q (want overall, cold, category:NAME, warmup, aborted or failed)", name)
+}
+
+// Counted reports whether q counts in the measured scopes: it is neither
+// a warm-up request nor one the client aborted on purpose.
+func Counted(q *runfile.Request) bool { return !q.Warmup && !q.Aborted }
+
+// Has reports whether q belongs to scope s.
+func (s Scope) Has(q *runfile.Request) bool {
+	switch s.Kind {
+	case KindWarmup:
+		return q.Warmup
+	case KindAborted:
+		return q.Aborted && !q.Warmup
+	}
+	if !Counted(q) {
+		return false
+	}
+	switch s.Kind {
+	case KindCold:
+		return q.Cold
+	case KindCategory:
+		return !q.Cold && q.Category == s.Category
+	case KindFailed:
+		return !q.OK()
+	}
+	return !q.Cold
+}
+
+// Requests returns the requests of run in scope s, in run order.
+func Requests(run *runfile.Run, s Scope) []*runfile.Request {
+	var out []*runfile.Request
+	for i := range run.Requests {
+		if q := &run.Requests[i]; s.Has(q) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// Measured returns the measured scopes run has requests in: overall
+// (always), cold when a counted cold request exists, then each category
+// with a counted warm request, in name order.
+func Measured(run *runfile.Run) []Scope {
+	out := []Scope{Overall}
+	cats := map[string]bool{}
+	cold := false
+	for i := range run.Requests {
+		q := &run.Requests[i]
+		if !Counted(q) {
+			continue
+		}
+		if q.Cold {
+			cold = true
+		} else {
+			cats[q.Category] = true
+		}
+	}
+	if cold {
+		out = append(out, Cold)
+	}
+	names := make([]string, 0, len(cats))
+	for c := range cats {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	for _, c := range names {
+		out = append(out, Category(c))
+	}
+	return out
+}
+
+// Categories returns the names of the categories that have counted warm
+// requests in run, sorted.
+func Categories(run *runfile.Run) []string {
+	var out []string
+	for _, s := range Measured(run) {
+		if s.Kind == KindCategory {
+			out = append(out, s.Category)
+		}
+	}
+	return out
+}
+
+// Tally counts a run's requests by what they are.
+type Tally struct {
+	// Total is every request of the run.
+	Total int
+	// Warmup and Aborted are the requests no figure counts.
+	Warmup, Aborted int
+	// Measured is the counted requests, Cold of them cold (so
+	// Measured − Cold are warm); Errors the counted ones that failed.
+	Measured, Cold, Errors int
+}
+
+// Count tallies run's requests.
+func Count(run *runfile.Run) Tally {
+	var t Tally
+	for i := range run.Requests {
+		q := &run.Requests[i]
+		t.Total++
+		switch {
+		case Warmup.Has(q):
+			t.Warmup++
+		case Aborted.Has(q):
+			t.Aborted++
+		default:
+			t.Measured++
+			if q.Cold {
+				t.Cold++
+			}
+			if !q.OK() {
+				t.Errors++
+			}
+		}
+	}
+	return t
+}
+
+// AllFailed reports whether the run measured at least one request and
+// every measured request failed: a run that says nothing of the target.
+func (t Tally) AllFailed() bool { return t.Measured > 0 && t.Errors == t.Measured }

@@ -1,0 +1,213 @@
+package measure
+
+import (
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
+)
+
+// Counting says how a request's output tokens were counted, and so
+// whether its per-token figures are exact.
+type Counting string
+
+// The ways of counting tokens, from the most exact.
+const (
+	// CountPerEvent: the number of tokens of every event is known (the
+	// server's tokenpulse.tokens extension, or --tokenizer).
+	CountPerEvent Counting = "per-event"
+	// CountTotal: only the total is known (the server's usage). Where the
+	// events carry more than BatchedAbove tokens on average, each event is
+	// taken to carry the average; otherwise one each.
+	CountTotal Counting = "total"
+	// CountEvents: no count was given: one token per event is assumed.
+	// Figures are per event; where the endpoint batches tokens
+	// unannounced they are not per token.
+	CountEvents Counting = "events"
+)
+
+// BatchedAbove is the tokens-per-event ratio above which a server's total
+// count (usage) is read as batching. A ratio a little over 1 is normal for
+// a one-token-per-event server: a token that completes no character (half
+// of a UTF-8 sequence) or ends the answer carries no visible text and so
+// no content event.
+const BatchedAbove = 1.05
+
+// View is one request's metrics, derived from its raw times as DESIGN.md
+// defines them. Times are milliseconds. A metric that is undefined for
+// the request (no token, one token) is absent: its Has flag is false or
+// its slice empty.
+type View struct {
+	// Req is the request the view was derived from.
+	Req *runfile.Request
+	// OK is true when the request succeeded; a failed request's metrics
+	// are in no sample.
+	OK bool
+
+	// HasTTFT is true when a content event arrived.
+	HasTTFT bool
+	// TTFTMs is t_token[0] − t_start.
+	TTFTMs float64
+	// E2EMs is t_last_event − t_start.
+	E2EMs float64
+
+	// Counting says how the token counts below were known.
+	Counting Counting
+	// OutputTokens is the request's output token count; Events its
+	// content events; FirstEventTokens the tokens of the first content
+	// event (fractional under CountTotal).
+	OutputTokens     int
+	Events           int
+	FirstEventTokens float64
+
+	// HasTPOT is true when TPOT is defined: at least one token after the
+	// first event.
+	HasTPOT bool
+	// TPOTMs is the time per output token after the first event:
+	// (t_last − t_first) / (n_tokens − tokens of the first event).
+	TPOTMs float64
+	// TokenIntervalsMs are the per-token intervals: each gap after the
+	// first event divided by the tokens of the event that ended it, once
+	// per token of that event (under CountTotal, once per event). Their
+	// mean is TPOTMs; tpot.pNN and tpot.std are their percentiles and std.
+	TokenIntervalsMs []float64
+	// GapsMs are the gaps between content events, t_event[i] −
+	// t_event[i−1]: per event, whatever each event carried. The largest is
+	// the worst stall a reader sees.
+	GapsMs []float64
+
+	// VisibleTTFTMs and VisibleGapsMs are what a reader sees on the run's
+	// display model (stats.Display): the frame that first showed text,
+	// and the pauses between frames that showed new text.
+	VisibleTTFTMs float64
+	VisibleGapsMs []float64
+}
+
+// Display returns the run's display model (60 Hz and 16 ms when the run
+// names none).
+func Display(run *runfile.Run) stats.Display {
+	d := stats.Display{FrameHz: run.Config.FrameHz, BatchNS: int64(run.Config.RenderBatchMS * 1e6)}
+	if d.FrameHz == 0 {
+		d = stats.DefaultDisplay
+	}
+	return d
+}
+
+// Of derives the view of q on display d.
+func Of(q *runfile.Request, d stats.Display) View {
+	v := View{Req: q, OK: q.OK(), E2EMs: stats.Millis(q.E2ENS), Events: len(q.TokenTimesNS)}
+	v.OutputTokens, v.Counting = tokens(q)
+	times := q.TokenTimesNS
+	if len(times) == 0 {
+		return v
+	}
+	v.HasTTFT = true
+	v.TTFTMs = stats.Millis(q.TTFTNS)
+	gaps := stats.Gaps(times)
+	v.GapsMs = make([]float64, len(gaps))
+	for i, g := range gaps {
+		v.GapsMs[i] = stats.Millis(g)
+	}
+
+	// Tokens per event: exact, the average, or one.
+	per := func(i int) float64 { return 1 }
+	switch v.Counting {
+	case CountPerEvent:
+		if len(q.TokenCounts) == len(times) {
+			per = func(i int) float64 { return float64(max(q.TokenCounts[i], 1)) }
+		}
+	case CountTotal:
+		if avg := float64(v.OutputTokens) / float64(len(times)); avg > BatchedAbove {
+			per = func(int) float64 { return avg }
+		}
+	}
+	v.FirstEventTokens = per(0)
+	after := 0.0
+	for i, g := range v.GapsMs {
+		k := per(i + 1)
+		after += k
+		if v.Counting == CountPerEvent && k > 1 {
+			for range int(k) {
+				v.TokenIntervalsMs = append(v.TokenIntervalsMs, g/k)
+			}
+			continue
+		}
+		v.TokenIntervalsMs = append(v.TokenIntervalsMs, g/k)
+	}
+	if after > 0 {
+		v.HasTPOT = true
+		v.TPOTMs = stats.Millis(times[len(times)-1]-times[0]) / after
+	}
+
+	vis := d.Visible(times)
+	v.VisibleTTFTMs = stats.Millis(vis[0])
+	for _, g := range d.VisibleGaps(times) {
+		v.VisibleGapsMs = append(v.VisibleGapsMs, stats.Millis(g))
+	}
+	return v
+}
+
+// tokens returns q's output token count and how it was known. Counts
+// are per event when the record holds one per event, when its source says
+// so, or when the server sent its emit times (tokenpulse's extension sends
+// every event's token count beside its emit time; a record leaves the
+// counts out when every one is 1).
+func tokens(q *runfile.Request) (int, Counting) {
+	events := len(q.TokenTimesNS)
+	n := q.OutputTokens
+	switch {
+	case events > 0 && len(q.TokenCounts) == events:
+		if n == 0 {
+			for _, c := range q.TokenCounts {
+				n += max(c, 1)
+			}
+		}
+		return n, CountPerEvent
+	case q.TokenSource == "server" || q.TokenSource == "tokenizer" || len(q.ServerTimesNS) > 0:
+		return max(n, events), CountPerEvent
+	case q.TokenSource == "usage":
+		return n, CountTotal
+	}
+	return max(n, events), CountEvents
+}
+
+// GapStdMs returns the sample std of the request's per-token intervals
+// (tpot_std) and whether it is defined (two intervals or more).
+func (v *View) GapStdMs() (float64, bool) {
+	if len(v.TokenIntervalsMs) < 2 {
+		return 0, false
+	}
+	return stats.Std(v.TokenIntervalsMs), true
+}
+
+// MaxGapMs returns the request's longest gap between events and whether
+// it has one.
+func (v *View) MaxGapMs() (float64, bool) {
+	if len(v.GapsMs) == 0 {
+		return 0, false
+	}
+	m := v.GapsMs[0]
+	for _, g := range v.GapsMs[1:] {
+		m = max(m, g)
+	}
+	return m, true
+}
+
+// TokensPerEvent returns the request's output tokens ÷ content events
+// and whether it has events.
+func (v *View) TokensPerEvent() (float64, bool) {
+	if v.Events == 0 {
+		return 0, false
+	}
+	return float64(v.OutputTokens) / float64(v.Events), true
+}
+
+// Views returns the views of the requests of run in scope s, on the run's
+// display, in run order.
+func Views(run *runfile.Run, s Scope) []View {
+	d := Display(run)
+	reqs := Requests(run, s)
+	out := make([]View, len(reqs))
+	for i, q := range reqs {
+		out[i] = Of(q, d)
+	}
+	return out
+}

@@ -55,4 +55,3 @@ func TestSummarizeSeparatesColdWarmupAndCategories(t *testing.T) {
 		t.Errorf("error rate = %v", o.ErrorRate())
 	}
 }
-

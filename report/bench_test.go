@@ -4,8 +4,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/tokenpulse/tokenpulse/report/reporttest"
 	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/report/reporttest"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 

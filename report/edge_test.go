@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokenpulse/tokenpulse/report/reporttest"
 	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/report/reporttest"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/tokenpulse/tokenpulse/report/reporttest"
 	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/report/reporttest"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 

@@ -224,7 +224,7 @@ type Group struct {
 	GapMs  stats.Distribution `json:"gap_ms"`
 	// TokenIntervalMs are the per-token intervals: tpot.pNN and tpot.std.
 	TokenIntervalMs stats.Distribution `json:"token_interval_ms"`
-	E2EMs  stats.Distribution `json:"e2e_ms"`
+	E2EMs           stats.Distribution `json:"e2e_ms"`
 	// TPOTStdMs has one value per request: the std of that request's gaps.
 	TPOTStdMs stats.Distribution `json:"tpot_std_ms"`
 	// VisibleTTFTMs and VisibleGapMs are what a reader sees on the

@@ -1,0 +1,156 @@
+package measure
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
+)
+
+// evenly returns n event times from first, step apart (ms → ns).
+func evenly(firstMS, stepMS float64, n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64((firstMS + float64(i)*stepMS) * 1e6)
+	}
+	return out
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestTPOTIsPerTokenWhereCountsAreKnown(t *testing.T) {
+	// 10 events 80 ms apart, 4 tokens each: a server emitting a token
+	// every 20 ms and sending them four at a time.
+	times := evenly(150, 80, 10)
+	tests := []struct {
+		name      string
+		q         runfile.Request
+		counting  Counting
+		tpot      float64
+		intervals int
+	}{
+		{"per-event counts (tokenpulse.tokens)", runfile.Request{TokenTimesNS: times, TTFTNS: times[0],
+			TokenCounts: slices.Repeat([]int{4}, 10), OutputTokens: 40, TokenSource: "events"}, CountPerEvent, 20, 36},
+		{"usage total only", runfile.Request{TokenTimesNS: times, TTFTNS: times[0], OutputTokens: 40, TokenSource: "usage"},
+			CountTotal, 20, 9},
+		{"no counts: per event", runfile.Request{TokenTimesNS: times, TTFTNS: times[0], OutputTokens: 10, TokenSource: "events"},
+			CountEvents, 80, 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Of(&tt.q, stats.DefaultDisplay)
+			if v.Counting != tt.counting {
+				t.Errorf("counting = %s, want %s", v.Counting, tt.counting)
+			}
+			if !v.HasTPOT || !near(v.TPOTMs, tt.tpot) {
+				t.Errorf("TPOT = %v (defined %v), want %v ms", v.TPOTMs, v.HasTPOT, tt.tpot)
+			}
+			if len(v.TokenIntervalsMs) != tt.intervals || !near(stats.Mean(v.TokenIntervalsMs), tt.tpot) {
+				t.Errorf("token intervals: %d with mean %v, want %d with mean %v", len(v.TokenIntervalsMs), stats.Mean(v.TokenIntervalsMs), tt.intervals, tt.tpot)
+			}
+			// Gaps stay per event, whatever the count.
+			if len(v.GapsMs) != 9 || !near(v.GapsMs[0], 80) {
+				t.Errorf("gaps = %v, want 9 gaps of 80 ms", v.GapsMs)
+			}
+		})
+	}
+}
+
+func TestTPOTUnevenEvents(t *testing.T) {
+	// Events of 1, 3 and 2 tokens at 0, 30 and 50 ms: 5 tokens after the
+	// first event over 50 ms = 10 ms per token; intervals 10,10,10 (30/3)
+	// and 10,10 (20/2).
+	q := runfile.Request{TokenTimesNS: []int64{0, 30e6, 50e6}, TokenCounts: []int{1, 3, 2}}
+	v := Of(&q, stats.DefaultDisplay)
+	if !near(v.TPOTMs, 10) || v.OutputTokens != 6 || v.FirstEventTokens != 1 {
+		t.Errorf("TPOT %v tokens %d first %v, want 10 ms, 6, 1", v.TPOTMs, v.OutputTokens, v.FirstEventTokens)
+	}
+	if want := []float64{10, 10, 10, 10, 10}; !slices.EqualFunc(v.TokenIntervalsMs, want, near) {
+		t.Errorf("intervals = %v, want %v", v.TokenIntervalsMs, want)
+	}
+	// One event of several tokens: no token after the first event.
+	one := runfile.Request{TokenTimesNS: []int64{5e6}, TokenCounts: []int{4}}
+	if v := Of(&one, stats.DefaultDisplay); v.HasTPOT {
+		t.Errorf("TPOT defined (%v) for a single event", v.TPOTMs)
+	}
+}
+
+func TestUsageNearOnePerEventIsNotBatching(t *testing.T) {
+	// 20 events and a usage of 21 (the end token carried no text): one
+	// token per event, not 1.05 each.
+	times := evenly(100, 20, 20)
+	q := runfile.Request{TokenTimesNS: times, OutputTokens: 21, TokenSource: "usage"}
+	v := Of(&q, stats.DefaultDisplay)
+	if !near(v.TPOTMs, 20) {
+		t.Errorf("TPOT = %v, want 20", v.TPOTMs)
+	}
+}
+
+func TestServerTimesMeanCountsPerEvent(t *testing.T) {
+	// tokenpulse's extension sends the tokens of every event with its
+	// emit time; a record drops the counts when they are all 1.
+	times := evenly(10, 5, 4)
+	q := runfile.Request{TokenTimesNS: times, ServerTimesNS: []int64{1, 2, 3, 4}, OutputTokens: 4, TokenSource: "usage"}
+	if v := Of(&q, stats.DefaultDisplay); v.Counting != CountPerEvent {
+		t.Errorf("counting = %s, want per-event", v.Counting)
+	}
+}
+
+func TestScopes(t *testing.T) {
+	run := &runfile.Run{Requests: []runfile.Request{
+		{Index: 0, Category: "a", Cold: true},
+		{Index: 1, Category: "a", Warmup: true},
+		{Index: 2, Category: "a"},
+		{Index: 3, Category: "b", Error: "x"},
+		{Index: 4, Category: "b", Aborted: true},
+		{Index: 5, Category: "a", Cold: true, Error: "y"},
+	}}
+	idx := func(s Scope) []int {
+		var out []int
+		for _, q := range Requests(run, s) {
+			out = append(out, q.Index)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		s    Scope
+		want []int
+	}{
+		{Overall, []int{2, 3}},
+		{Cold, []int{0, 5}},
+		{Category("a"), []int{2}},
+		{Category("b"), []int{3}},
+		{Warmup, []int{1}},
+		{Aborted, []int{4}},
+		{Failed, []int{3, 5}},
+	} {
+		if got := idx(tt.s); !slices.Equal(got, tt.want) {
+			t.Errorf("%s = %v, want %v", tt.s, got, tt.want)
+		}
+		back, err := ParseScope(tt.s.String())
+		if err != nil || back != tt.s {
+			t.Errorf("ParseScope(%q) = %v, %v", tt.s.String(), back, err)
+		}
+	}
+	if got := scopeNames(Measured(run)); !slices.Equal(got, []string{"overall", "cold", "category:a", "category:b"}) {
+		t.Errorf("Measured = %v", got)
+	}
+	c := Count(run)
+	if c != (Tally{Total: 6, Warmup: 1, Aborted: 1, Measured: 4, Cold: 2, Errors: 2}) || c.AllFailed() {
+		t.Errorf("Count = %+v", c)
+	}
+	if _, err := ParseScope("category:"); err == nil {
+		t.Error("an empty category name was accepted")
+	}
+}
+
+// scopeNames names scopes.
+func scopeNames(s []Scope) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = x.String()
+	}
+	return out
+}

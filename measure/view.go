@@ -107,12 +107,14 @@ func Of(q *runfile.Request, d stats.Display) View {
 		v.GapsMs[i] = stats.Millis(g)
 	}
 
-	// Tokens per event: exact, the average, or one.
+	// Tokens per event: exact, the average, or one. An exact count may be
+	// 0 (a tokenizer's count for an event that completed no token): its
+	// gap is carried into the next event's tokens.
 	per := func(i int) float64 { return 1 }
 	switch v.Counting {
 	case CountPerEvent:
 		if len(q.TokenCounts) == len(times) {
-			per = func(i int) float64 { return float64(max(q.TokenCounts[i], 1)) }
+			per = func(i int) float64 { return float64(max(q.TokenCounts[i], 0)) }
 		}
 	case CountTotal:
 		if avg := float64(v.OutputTokens) / float64(len(times)); avg > BatchedAbove {
@@ -120,21 +122,26 @@ func Of(q *runfile.Request, d stats.Display) View {
 		}
 	}
 	v.FirstEventTokens = per(0)
-	after := 0.0
+	after, pending := 0.0, 0.0
 	for i, g := range v.GapsMs {
 		k := per(i + 1)
 		after += k
-		if v.Counting == CountPerEvent && k > 1 {
-			for range int(k) {
-				v.TokenIntervalsMs = append(v.TokenIntervalsMs, g/k)
-			}
+		pending += g
+		switch {
+		case k == 0:
 			continue
+		case v.Counting == CountPerEvent && k > 1:
+			for range int(k) {
+				v.TokenIntervalsMs = append(v.TokenIntervalsMs, pending/k)
+			}
+		default:
+			v.TokenIntervalsMs = append(v.TokenIntervalsMs, pending/k)
 		}
-		v.TokenIntervalsMs = append(v.TokenIntervalsMs, g/k)
+		pending = 0
 	}
 	if after > 0 {
 		v.HasTPOT = true
-		v.TPOTMs = stats.Millis(times[len(times)-1]-times[0]) / after
+		v.TPOTMs = (stats.Millis(times[len(times)-1]-times[0]) - pending) / after
 	}
 
 	vis := d.Visible(times)
@@ -157,7 +164,7 @@ func tokens(q *runfile.Request) (int, Counting) {
 	case events > 0 && len(q.TokenCounts) == events:
 		if n == 0 {
 			for _, c := range q.TokenCounts {
-				n += max(c, 1)
+				n += max(c, 0)
 			}
 		}
 		return n, CountPerEvent

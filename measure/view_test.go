@@ -154,3 +154,17 @@ func scopeNames(s []Scope) []string {
 	}
 	return out
 }
+
+func TestZeroTokenEventCarriesItsGap(t *testing.T) {
+	// A tokenizer's counts: the event at 10 ms completed no token (half a
+	// character), so its 10 ms belong to the token that the event at 20
+	// ms completed; the trailing event of no token adds no time.
+	q := runfile.Request{TokenTimesNS: []int64{0, 10e6, 20e6, 40e6, 45e6}, TokenCounts: []int{1, 0, 1, 2, 0}, TokenSource: "tokenizer"}
+	v := Of(&q, stats.DefaultDisplay)
+	if want := []float64{20, 10, 10}; !slices.EqualFunc(v.TokenIntervalsMs, want, near) {
+		t.Errorf("intervals = %v, want %v", v.TokenIntervalsMs, want)
+	}
+	if !near(v.TPOTMs, 40.0/3) {
+		t.Errorf("TPOT = %v, want 40/3 ms (3 tokens after the first over 40 ms)", v.TPOTMs)
+	}
+}

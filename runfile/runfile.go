@@ -54,7 +54,60 @@ type Run struct {
 	Scenario *Scenario `json:"scenario,omitempty"`
 	// Warnings are notes the reports must show (e.g. batched tokens).
 	Warnings []string `json:"warnings,omitempty"`
+	// Comparison is the comparison with an earlier run (--against), or
+	// why none was made; nil when none was asked.
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
+
+// Comparison records the comparison of a run with an earlier one (its
+// base), as package compare made it, or why no comparison was made.
+type Comparison struct {
+	// Against is what was asked: "last" or a history id.
+	Against string `json:"against"`
+	// Base names the base ("history run 3 (2026-11-29T10:00:00Z)"); empty
+	// when none was found or it was refused.
+	Base string `json:"base,omitempty"`
+	// BaseID is the base's history id, BaseStartedAt its start.
+	BaseID        int64     `json:"base_id,omitempty"`
+	BaseStartedAt time.Time `json:"base_started_at,omitzero"`
+	// Skipped says why no comparison was made: no earlier run, or a base
+	// refused because its settings differ (naming each difference).
+	Skipped string `json:"skipped,omitempty"`
+	// Tolerance (relative), FloorMS and Alpha are the options a change
+	// was judged with.
+	Tolerance float64 `json:"tolerance,omitempty"`
+	FloorMS   float64 `json:"floor_ms,omitempty"`
+	Alpha     float64 `json:"alpha,omitempty"`
+	// Changes are every metric of every scope compared; Regressions
+	// counts those with status "regressed".
+	Changes     []Change `json:"changes,omitempty"`
+	Regressions int      `json:"regressions"`
+	// Notes say what could not be compared, or how the runs differ when
+	// compared anyway (--against-any).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Change is one metric of one scope, base against new (package compare's
+// Change).
+type Change struct {
+	Scope    string  `json:"scope"`
+	Metric   string  `json:"metric"`
+	Unit     string  `json:"unit"`
+	Base     float64 `json:"base"`
+	New      float64 `json:"new"`
+	Delta    float64 `json:"delta"`
+	Relative float64 `json:"relative"`
+	P        float64 `json:"p"`
+	Test     string  `json:"test"`
+	NBase    int     `json:"n_base"`
+	NNew     int     `json:"n_new"`
+	// Status is "regressed", "improved", "within tolerance", "not
+	// significant" or "too few samples".
+	Status string `json:"status"`
+}
+
+// Regressed reports whether the change is a regression.
+func (c Change) Regressed() bool { return c.Status == "regressed" }
 
 // Tool names the program that wrote the run.
 type Tool struct {

@@ -1,0 +1,239 @@
+// Package baseline decides which earlier run a new run may be compared
+// with: the policy behind `tokenpulse compare --against last` and
+// `bench --against last`, for Go users who keep their own history.
+//
+// Two runs are comparable only when they measured the same thing the same
+// way: the same target (URLs compared after NormalizeURL), model and
+// device, and the same suite, API, max tokens, concurrency, arrival
+// process and scenario. Figures of runs that differ in any of these differ
+// for that reason alone, so a comparison of them proves nothing; Check
+// refuses such a base with a *Refusal that names every difference, unless
+// the Policy allows any configuration. A run is usable as a base at all
+// only when it finished (was not interrupted) and at least one of its
+// measured requests succeeded.
+//
+//	p := baseline.Policy{}
+//	if err := p.Check(base, cur); err != nil {
+//		var r *baseline.Refusal
+//		if errors.As(err, &r) { fmt.Println(r) } // "the base used suite zh-medical, this one en-assistant"
+//	}
+package baseline
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// NormalizeURL returns the form of a target URL that identifies the
+// target: scheme and host in lower case, the scheme's default port left
+// out, and any trailing "/" and "/v1" suffix removed, so that
+// "http://H:8080/v1/" and "http://h:8080" name one target. A string that
+// is not an http(s) URL is returned trimmed of spaces.
+func NormalizeURL(raw string) string {
+	s := strings.TrimSpace(raw)
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return s
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return s
+	}
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	path = strings.TrimRight(strings.TrimSuffix(path, "/v1"), "/")
+	out := scheme + "://" + host + path
+	if u.RawQuery != "" {
+		out += "?" + u.RawQuery
+	}
+	return out
+}
+
+// TargetKey is how a target is identified across runs: its normalised
+// URL, except for tokenpulse's embedded server, whose URL is a fresh
+// loopback port each run: that is identified by its model file's sha256
+// instead ("embedded:stories260K@047bf46455a5").
+func TargetKey(t runfile.Target) string {
+	if t.Backend == "embedded" && t.ModelSHA256 != "" {
+		sha := t.ModelSHA256
+		if len(sha) > 12 {
+			sha = sha[:12]
+		}
+		return "embedded:" + t.Model + "@" + sha
+	}
+	return NormalizeURL(t.URL)
+}
+
+// DeviceKey is how a device is identified across runs: its label when
+// set, otherwise its hostname.
+func DeviceKey(d runfile.Device) string {
+	if d.Label != "" {
+		return d.Label
+	}
+	return d.Hostname
+}
+
+// Difference is one setting in which a base run differs from the new one.
+type Difference struct {
+	// Setting names it: "target", "model", "device", "suite", "API",
+	// "max tokens", "concurrency", "arrival", "scenario".
+	Setting string `json:"setting"`
+	// Base and New are its values in the two runs, as a person reads them.
+	Base string `json:"base"`
+	New  string `json:"new"`
+}
+
+// String is "suite zh-medical, this one en-assistant".
+func (d Difference) String() string {
+	return fmt.Sprintf("%s %s, this one %s", d.Setting, d.Base, d.New)
+}
+
+// Differences returns the settings in which base and cur differ that make
+// their figures incomparable, in a fixed order; nil when they are
+// comparable. Unset values read as their defaults (API chat, concurrency
+// 1, closed-loop arrival, no scenario, the server's max tokens).
+func Differences(base, cur *runfile.Run) []Difference {
+	var out []Difference
+	add := func(setting, b, n string) {
+		if b != n {
+			out = append(out, Difference{Setting: setting, Base: b, New: n})
+		}
+	}
+	add("target", orNone(TargetKey(base.Target)), orNone(TargetKey(cur.Target)))
+	add("model", orNone(base.Target.Model), orNone(cur.Target.Model))
+	add("device", orNone(DeviceKey(base.Device)), orNone(DeviceKey(cur.Device)))
+	add("suite", orNone(base.Config.Suite), orNone(cur.Config.Suite))
+	add("API", api(base), api(cur))
+	add("max tokens", maxTokens(base), maxTokens(cur))
+	add("concurrency", strconv.Itoa(max(base.Config.Concurrency, 1)), strconv.Itoa(max(cur.Config.Concurrency, 1)))
+	add("arrival", arrival(base), arrival(cur))
+	add("scenario", orNone(base.Config.Scenario), orNone(cur.Config.Scenario))
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func api(r *runfile.Run) string {
+	if r.Target.API == "" {
+		return "chat"
+	}
+	return r.Target.API
+}
+
+func maxTokens(r *runfile.Run) string {
+	if r.Config.MaxTokens <= 0 {
+		return "the server's default"
+	}
+	return strconv.Itoa(r.Config.MaxTokens)
+}
+
+func arrival(r *runfile.Run) string {
+	switch r.Config.Arrival {
+	case "", "closed":
+		return "closed loop"
+	}
+	return fmt.Sprintf("%s at %s/s", r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64))
+}
+
+// Usable says whether run can serve as a base at all, and why not: an
+// interrupted run, or one in which no measured request succeeded, says
+// nothing a new run could regress from.
+func Usable(run *runfile.Run) (bool, string) {
+	if run.Interrupted {
+		return false, "it was interrupted"
+	}
+	t := measure.Count(run)
+	if t.Measured == 0 {
+		return false, "it measured no request"
+	}
+	if t.AllFailed() {
+		return false, "every request failed"
+	}
+	return true, ""
+}
+
+// Unusable is Check's error for a base that cannot serve at all.
+type Unusable struct{ Reason string }
+
+func (e *Unusable) Error() string { return "not usable as a baseline: " + e.Reason }
+
+// Refusal is Check's error for a base whose settings differ from the new
+// run's.
+type Refusal struct {
+	// Base names the base as the message should ("the last run of this
+	// target", "history run 3"); "the base run" when empty.
+	Base        string
+	Differences []Difference
+}
+
+// Error is "the last run of this target used suite zh-medical, this one
+// en-assistant; max tokens 256, this one 128".
+func (e *Refusal) Error() string {
+	name := e.Base
+	if name == "" {
+		name = "the base run"
+	}
+	parts := make([]string, len(e.Differences))
+	for i, d := range e.Differences {
+		parts[i] = d.String()
+	}
+	return name + " used " + strings.Join(parts, "; ")
+}
+
+// Policy says which earlier run may serve as a base.
+type Policy struct {
+	// AnyConfig accepts a base whose settings differ (--against-any); the
+	// differences are still reported by Differences.
+	AnyConfig bool
+	// AllowUnusable accepts an interrupted base or one without a
+	// successful request (a run the user named explicitly).
+	AllowUnusable bool
+}
+
+// Check returns nil when base may serve as cur's base under p; otherwise
+// an *Unusable or a *Refusal.
+func (p Policy) Check(base, cur *runfile.Run) error {
+	if !p.AllowUnusable {
+		if ok, why := Usable(base); !ok {
+			return &Unusable{Reason: why}
+		}
+	}
+	if p.AnyConfig {
+		return nil
+	}
+	if d := Differences(base, cur); len(d) > 0 {
+		return &Refusal{Differences: d}
+	}
+	return nil
+}
+
+// Notes returns the differences of base from cur as notes for a
+// comparison made anyway: "the base differs in suite (zh-medical, this
+// one en-assistant)".
+func Notes(base, cur *runfile.Run) []string {
+	var out []string
+	for _, d := range Differences(base, cur) {
+		out = append(out, fmt.Sprintf("the runs differ in %s: base %s, this one %s; the comparison may not mean what it seems", d.Setting, d.Base, d.New))
+	}
+	return out
+}

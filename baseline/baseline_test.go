@@ -1,0 +1,102 @@
+package baseline
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+func TestNormalizeURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://h:8080/v1", "http://h:8080"},
+		{"http://h:8080", "http://h:8080"},
+		{"http://h:8080/", "http://h:8080"},
+		{"http://h:8080/v1/", "http://h:8080"},
+		{"HTTP://H.Example:8080/v1", "http://h.example:8080"},
+		{"http://h:80/v1", "http://h"},
+		{"https://api.example.com:443/v1", "https://api.example.com"},
+		{"https://api.example.com:8443/openai/v1", "https://api.example.com:8443/openai"},
+		{"http://[::1]:8080/v1", "http://[::1]:8080"},
+		{" http://h:8080/v1 ", "http://h:8080"},
+		{"embedded:stories260K@047bf46455a5", "embedded:stories260K@047bf46455a5"},
+		{"", ""},
+	} {
+		if got := NormalizeURL(tc.in); got != tc.want {
+			t.Errorf("NormalizeURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func run(suite string) *runfile.Run {
+	return &runfile.Run{
+		Target: runfile.Target{URL: "http://h:8080/v1", API: "chat", Model: "m"},
+		Device: runfile.Device{Hostname: "host"},
+		Config: runfile.Config{Suite: suite, Concurrency: 1, MaxTokens: 128, Arrival: "closed"},
+		Requests: []runfile.Request{
+			{Category: "c", TokenTimesNS: []int64{1, 2}},
+		},
+	}
+}
+
+func TestCheckRefusesAnotherConfigNamingEachDifference(t *testing.T) {
+	base, cur := run("zh-medical"), run("en-assistant")
+	base.Config.MaxTokens = 256
+	base.Config.Concurrency = 4
+	base.Target.API = "completions"
+	base.Config.Scenario = "rapid-fire"
+	cur.Target.URL = "http://h:8080" // the same target without /v1
+	err := Policy{}.Check(base, cur)
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("Check = %v, want a *Refusal", err)
+	}
+	r.Base = "the last run of this target"
+	msg := r.Error()
+	for _, want := range []string{
+		"the last run of this target used suite zh-medical, this one en-assistant",
+		"API completions, this one chat",
+		"max tokens 256, this one 128",
+		"concurrency 4, this one 1",
+		"scenario rapid-fire, this one none",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal %q lacks %q", msg, want)
+		}
+	}
+	for _, d := range r.Differences {
+		if d.Setting == "target" {
+			t.Errorf("refusal names the target although only /v1 differs: %q", msg)
+		}
+	}
+	if err := (Policy{AnyConfig: true}).Check(base, cur); err != nil {
+		t.Errorf("AnyConfig: Check = %v, want nil", err)
+	}
+	if err := (Policy{}).Check(run("s"), run("s")); err != nil {
+		t.Errorf("same settings: Check = %v, want nil", err)
+	}
+	// Unset fields read as their defaults.
+	a, b := run("s"), run("s")
+	a.Target.API, a.Config.Concurrency, a.Config.Arrival = "", 0, ""
+	if d := Differences(a, b); d != nil {
+		t.Errorf("defaults: Differences = %v, want none", d)
+	}
+}
+
+func TestCheckPassesOverUnusableRuns(t *testing.T) {
+	cur := run("s")
+	interrupted := run("s")
+	interrupted.Interrupted = true
+	failed := run("s")
+	failed.Requests[0].Error = "boom"
+	for name, base := range map[string]*runfile.Run{"interrupted": interrupted, "all failed": failed} {
+		var u *Unusable
+		if err := (Policy{AnyConfig: true}).Check(base, cur); !errors.As(err, &u) {
+			t.Errorf("%s: Check = %v, want *Unusable", name, err)
+		}
+		if err := (Policy{AllowUnusable: true}).Check(base, cur); err != nil {
+			t.Errorf("%s with AllowUnusable: Check = %v", name, err)
+		}
+	}
+}

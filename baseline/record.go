@@ -1,0 +1,39 @@
+package baseline
+
+import (
+	"github.com/tokenpulse/tokenpulse/compare"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// Record turns compare's report into the run file's record of the
+// comparison: against is what was asked ("last" or a history id), name
+// and id name the base in the history (id 0 when it has none).
+func Record(rep compare.Report, against, name string, id int64) *runfile.Comparison {
+	c := &runfile.Comparison{
+		Against:       against,
+		Base:          name,
+		BaseID:        id,
+		BaseStartedAt: rep.Base.StartedAt,
+		Tolerance:     rep.Options.Tolerance,
+		FloorMS:       rep.Options.FloorMS,
+		Alpha:         rep.Options.Alpha,
+		Notes:         append([]string(nil), rep.Notes...),
+	}
+	for _, x := range rep.Changes {
+		c.Changes = append(c.Changes, runfile.Change{
+			Scope: x.Scope, Metric: x.Metric, Unit: x.Unit, Base: x.Base, New: x.New,
+			Delta: x.Delta, Relative: x.Relative, P: x.P, Test: x.Test,
+			NBase: x.NBase, NNew: x.NNew, Status: string(x.Status),
+		})
+		if x.Status == compare.StatusRegressed {
+			c.Regressions++
+		}
+	}
+	return c
+}
+
+// Skipped is the record of a comparison that was asked for and not made,
+// with why.
+func Skipped(against, why string) *runfile.Comparison {
+	return &runfile.Comparison{Against: against, Skipped: why}
+}

@@ -8,24 +8,55 @@
 //     floor being FloorMS for times and FloorRatePP percentage points for
 //     the error rate; and
 //   - statistically significant: the two-sided p-value of a test on the
-//     raw samples is below Alpha (default 0.01), and the figure moved in
-//     the worse direction.
+//     two runs' samples is below Alpha (default 0.01), and the figure
+//     moved in the worse direction.
+//
+// # What is compared
+//
+// compare derives nothing itself. The scopes are package measure's
+// ([measure.Measured]: warm-up requests and those the client aborted on
+// purpose count nowhere), a scope is compared only when both runs have it
+// (a category on one side only is named in Report.Notes), and every figure
+// shown is the one the run's summary shows for that scope
+// ([measure.Aggregate]): ttft.p95 is the summary's ttft_ms.p95, gap.p95
+// and gap.max are its gap_ms.p95 and .max (pooled over every gap),
+// tpot.mean its tpot_ms.mean, errors.rate its errors ÷ requests.
+//
+// # Why the test is per request
+//
+// The figure is pooled; the test is not. Each request contributes one
+// value per metric: its TTFT, its own gap p50 (for gap.p50) or gap p95
+// (for gap.p95), its own largest gap (gap.max), its TPOT, its E2E.
+// Change.Test names the sample ("mann-whitney, per-request gap p95").
+//
+// The gaps within one request are not independent draws. They share that
+// request's prompt, its batch on the server, its length of context, the
+// machine's state while it ran; a request that runs at 23 ms a token runs
+// at about 23 ms for all its tokens. What varies from one run to the next
+// is mostly the pace of each request, so the effective sample is the
+// number of requests, not the number of gaps. A test on the pooled gaps
+// counts a request of 500 tokens as 499 independent observations and its
+// p-values are far too small: on 40 pairs of synthetic runs of one and the
+// same profile (30 requests of 40 tokens, each request's pace varying by
+// 15 %), Mann-Whitney on the pooled gaps found a "significant" difference
+// at α = 0.01 in 23 of the 40 pairs, where a valid test finds one in about
+// 0.4; the per-request gap p50 test found one, and compare flagged no
+// regression in any pair (TestSameProfileIsNotSignificant).
+// Testing one value per request keeps the test's error rate at α, at the
+// price of power: a run of few requests can only show large changes.
 //
 // The test is the Mann-Whitney U test (normal approximation with tie and
-// continuity corrections) on the samples each figure is computed from:
-// the per-request TTFTs for ttft.*, every gap for gap.p50 and gap.p95,
-// each request's own largest gap for gap.max, the per-request TPOT for
-// tpot.mean and the per-request E2E for e2e.p95; error counts use Fisher's
-// exact test. Mann-Whitney was chosen over a bootstrap confidence interval
-// because it is deterministic (no seed, no resample count), cheap on the
-// tens of thousands of gaps of a run, and makes no assumption about the
-// shape of latency distributions, which are skewed and heavy-tailed. Its
-// limits: it detects a shift of the whole distribution, not of one
-// percentile, and gaps within one request are not independent, so with
-// thousands of gaps even a tiny shift is "significant" — which is why a
+// continuity corrections); error counts use Fisher's exact test.
+// Mann-Whitney was chosen over a bootstrap confidence interval because it
+// is deterministic (no seed, no resample count), cheap, and makes no
+// assumption about the shape of latency distributions, which are skewed
+// and heavy-tailed. It detects a shift of the whole distribution of the
+// per-request values, not of one percentile of the scope, which is why a
 // change must also exceed the tolerance. gap.max is tested on per-request
-// maxima, one independent value per request, so a stall that appears in
-// many requests is caught while a single outlier is not.
+// maxima, so a stall that appears in many requests is caught while a
+// single outlier is not; a scope of fewer than MinSamples requests with
+// a value (such as the one cold request of a run) is reported as too few
+// to test.
 //
 // Example:
 //
@@ -35,23 +66,28 @@
 //	rep.WriteText(os.Stdout)
 //	if rep.Regressed() { os.Exit(98) }
 //
-// Runs only reads its arguments; a Report is plain data.
+// Runs only reads its arguments; a Report is plain data that encodes to
+// JSON (a run file may store it), with the field names below.
 package compare
 
 import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
 
-// Options set what counts as a regression.
+// Options set what counts as a regression. In a Report's JSON they keep
+// their Go names ("Tolerance", "FloorMS", "FloorRatePP", "Alpha",
+// "MinSamples"), as they always have.
 type Options struct {
 	// Tolerance is the relative change below which nothing is flagged
 	// (0.10 = 10 %).
@@ -100,7 +136,10 @@ type Change struct {
 	// Metric is "ttft.p95", "gap.max", "errors.rate", ...
 	Metric string `json:"metric"`
 	// Unit is "ms" or "%".
-	Unit string  `json:"unit"`
+	Unit string `json:"unit"`
+	// Base and New are the scope's figure in each run, in Unit: the
+	// figure the run's summary shows for the scope (measure.Aggregate;
+	// gap figures pooled over every gap), errors.rate in percent.
 	Base float64 `json:"base"`
 	New  float64 `json:"new"`
 	// Delta is New − Base; Relative is Delta ÷ Base (0 when Base is 0).
@@ -108,29 +147,48 @@ type Change struct {
 	Relative float64 `json:"relative"`
 	// P is the two-sided p-value of Test; 1 when untested.
 	P float64 `json:"p"`
-	// Test names the test and the sample ("mann-whitney, per-request ttft").
+	// Test names the test and its sample: "mann-whitney, per-request
+	// ttft", "... per-request gap p50" (each request's own gap p50), "...
+	// per-request gap p95", "... per-request max gap", "... per-request
+	// tpot", "... per-request e2e", or "fisher exact, error counts".
 	Test string `json:"test"`
-	// NBase and NNew are the sample sizes the test saw.
-	NBase  int    `json:"n_base"`
-	NNew   int    `json:"n_new"`
+	// NBase and NNew are the sample sizes the test saw: the requests with
+	// a value (one value each), or for errors.rate every request of the
+	// scope.
+	NBase int `json:"n_base"`
+	NNew  int `json:"n_new"`
+	// Status is the judgement: "regressed", "improved", "within
+	// tolerance", "not significant" or "too few samples".
 	Status Status `json:"status"`
 }
 
 // Side identifies one of the two runs.
 type Side struct {
+	// StartedAt is the run's started_at.
 	StartedAt time.Time `json:"started_at"`
-	Target    string    `json:"target"`
-	Model     string    `json:"model"`
-	Device    string    `json:"device"`
+	// Target is the run's target URL, Model its target model.
+	Target string `json:"target"`
+	Model  string `json:"model"`
+	// Device is the device's label, or its hostname when it has none.
+	Device string `json:"device"`
 }
 
-// Report is the comparison of two runs.
+// Report is the comparison of two runs. It is plain data and encodes to
+// JSON with the field names given here; a run file may store it, so they
+// stay.
 type Report struct {
-	Base    Side     `json:"base"`
-	New     Side     `json:"new"`
-	Options Options  `json:"options"`
+	// Base and New identify the earlier run and the one judged.
+	Base Side `json:"base"`
+	New  Side `json:"new"`
+	// Options are the options the changes were judged with.
+	Options Options `json:"options"`
+	// Changes has one entry per scope both runs have and per metric, in
+	// the order overall, cold, categories by name; within a scope
+	// ttft.p50, ttft.p95, gap.p50, gap.p95, gap.max, tpot.mean, e2e.p95,
+	// errors.rate.
 	Changes []Change `json:"changes"`
-	// Notes say what could not be compared (a category on one side only).
+	// Notes say what could not be compared (a category on one side only)
+	// and whether the runs differ in target, model or device.
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -156,115 +214,53 @@ func side(run *runfile.Run) Side {
 	return Side{StartedAt: run.StartedAt, Target: run.Target.URL, Model: run.Target.Model, Device: dev}
 }
 
-// samples are the raw values of one scope of one run, in ms.
-type samples struct {
-	requests, errors int
-	ttft, gaps       []float64
-	maxGap, tpot     []float64
-	e2e              []float64
-}
-
-func collect(run *runfile.Run, keep func(*runfile.Request) bool) samples {
-	var s samples
-	for i := range run.Requests {
-		q := &run.Requests[i]
-		if q.Warmup || !keep(q) {
-			continue
-		}
-		s.requests++
-		if !q.OK() {
-			s.errors++
-			continue
-		}
-		s.e2e = append(s.e2e, stats.Millis(q.E2ENS))
-		if len(q.TokenTimesNS) == 0 {
-			continue
-		}
-		s.ttft = append(s.ttft, stats.Millis(q.TTFTNS))
-		if v, ok := stats.TPOT(q.TokenTimesNS); ok {
-			s.tpot = append(s.tpot, v/1e6)
-		}
-		g := stats.Gaps(q.TokenTimesNS)
-		if len(g) == 0 {
-			continue
-		}
-		worst := g[0]
-		for _, x := range g {
-			s.gaps = append(s.gaps, stats.Millis(x))
-			worst = max(worst, x)
-		}
-		s.maxGap = append(s.maxGap, stats.Millis(worst))
+// scopes returns the scopes to compare, the measured scopes both runs
+// have in the order measure.Measured gives them, and notes naming the
+// categories only one run has.
+func scopes(base, cur *runfile.Run) ([]measure.Scope, []string) {
+	bs, ns := measure.Measured(base), measure.Measured(cur)
+	inBase, inNew := map[measure.Scope]bool{}, map[measure.Scope]bool{}
+	for _, s := range bs {
+		inBase[s] = true
 	}
-	return s
-}
-
-// scopes returns the scopes to compare, with a filter for each, and notes
-// about the categories only one run has.
-func scopes(base, cur *runfile.Run) (names []string, keep map[string]func(*runfile.Request) bool, notes []string) {
-	keep = map[string]func(*runfile.Request) bool{
-		"overall": func(q *runfile.Request) bool { return !q.Cold },
-		"cold":    func(q *runfile.Request) bool { return q.Cold },
+	for _, s := range ns {
+		inNew[s] = true
 	}
-	names = []string{"overall"}
-	hasCold := func(r *runfile.Run) bool {
-		for _, q := range r.Requests {
-			if q.Cold && !q.Warmup {
-				return true
-			}
-		}
-		return false
-	}
-	if hasCold(base) && hasCold(cur) {
-		names = append(names, "cold")
-	}
-	cats := func(r *runfile.Run) map[string]bool {
-		m := map[string]bool{}
-		for _, q := range r.Requests {
-			if !q.Cold && !q.Warmup {
-				m[q.Category] = true
-			}
-		}
-		return m
-	}
-	bc, nc := cats(base), cats(cur)
-	var both []string
-	for c := range bc {
-		if nc[c] {
-			both = append(both, c)
-		} else {
-			notes = append(notes, fmt.Sprintf("category %q is only in the base run", c))
+	var both []measure.Scope
+	var notes []string
+	for _, s := range bs {
+		switch {
+		case inNew[s]:
+			both = append(both, s)
+		case s.Kind == measure.KindCategory:
+			notes = append(notes, fmt.Sprintf("category %q is only in the base run", s.Category))
 		}
 	}
-	for c := range nc {
-		if !bc[c] {
-			notes = append(notes, fmt.Sprintf("category %q is only in the new run", c))
+	for _, s := range ns {
+		if !inBase[s] && s.Kind == measure.KindCategory {
+			notes = append(notes, fmt.Sprintf("category %q is only in the new run", s.Category))
 		}
 	}
-	sort.Strings(both)
 	sort.Strings(notes)
-	for _, c := range both {
-		name := "category:" + c
-		names = append(names, name)
-		keep[name] = func(q *runfile.Request) bool { return !q.Cold && q.Category == c }
-	}
-	return names, keep, notes
+	return both, notes
 }
 
-// Runs compares cur against base. Figures are recomputed from the raw
-// requests of each run exactly as runfile.Summarize computes them.
+// Runs compares cur against base. The scopes, the requests each counts
+// and the figures are package measure's: a figure equals the one the
+// run's summary (measure.Summarize) shows for that scope.
 func Runs(base, cur *runfile.Run, opts Options) Report {
 	if opts.MinSamples <= 0 {
 		opts.MinSamples = 1
 	}
 	rep := Report{Base: side(base), New: side(cur), Options: opts}
-	names, keep, notes := scopes(base, cur)
+	both, notes := scopes(base, cur)
 	rep.Notes = notes
 	if d := differences(rep.Base, rep.New); d != "" {
 		rep.Notes = append([]string{"the runs differ in " + d + ": the comparison may not mean what it seems"}, rep.Notes...)
 	}
-	for _, name := range names {
-		b, n := collect(base, keep[name]), collect(cur, keep[name])
-		rep.Changes = append(rep.Changes, compareScope(name, b, n, opts)...)
+	for _, s := range both {
+		b, n := measure.Views(base, s), measure.Views(cur, s)
+		rep.Changes = append(rep.Changes, compareScope(s.String(), b, n, opts)...)
 	}
 	return rep
 }
@@ -284,32 +280,59 @@ func differences(a, b Side) string {
 	return strings.Join(d, ", ")
 }
 
+// metricSpec is one time metric: the scope figure shown and the
+// per-request sample its test runs on.
 type metricSpec struct {
-	name   string
-	stat   string
-	value  func(s samples) []float64 // the sample the figure is computed from
-	test   func(s samples) []float64 // the sample the test runs on
-	sample string
+	name string
+	// figure reads the scope's figure from its aggregate.
+	figure func(g runfile.Group) float64
+	// sample returns one value per successful request that has the metric.
+	sample func(views []measure.View) []float64
+	// test names the sample in Change.Test.
+	test string
+}
+
+// perRequest returns the sample of a per-request metric of measure: one
+// value per successful request that has it.
+func perRequest(m measure.Metric) func([]measure.View) []float64 {
+	return func(views []measure.View) []float64 { return measure.Sample(views, m) }
+}
+
+// perRequestGap returns, for each successful request with a gap, the p-th
+// percentile of its own gaps.
+func perRequestGap(p float64) func([]measure.View) []float64 {
+	return func(views []measure.View) []float64 {
+		var out []float64
+		for i := range views {
+			g := views[i].Values(measure.Gap)
+			if len(g) == 0 {
+				continue
+			}
+			out = append(out, stats.Percentile(slices.Sorted(slices.Values(g)), p))
+		}
+		return out
+	}
 }
 
 var timeMetrics = []metricSpec{
-	{"ttft.p50", "p50", func(s samples) []float64 { return s.ttft }, func(s samples) []float64 { return s.ttft }, "per-request ttft"},
-	{"ttft.p95", "p95", func(s samples) []float64 { return s.ttft }, func(s samples) []float64 { return s.ttft }, "per-request ttft"},
-	{"gap.p50", "p50", func(s samples) []float64 { return s.gaps }, func(s samples) []float64 { return s.gaps }, "every gap"},
-	{"gap.p95", "p95", func(s samples) []float64 { return s.gaps }, func(s samples) []float64 { return s.gaps }, "every gap"},
-	{"gap.max", "max", func(s samples) []float64 { return s.gaps }, func(s samples) []float64 { return s.maxGap }, "per-request max gap"},
-	{"tpot.mean", "mean", func(s samples) []float64 { return s.tpot }, func(s samples) []float64 { return s.tpot }, "per-request tpot"},
-	{"e2e.p95", "p95", func(s samples) []float64 { return s.e2e }, func(s samples) []float64 { return s.e2e }, "per-request e2e"},
+	{"ttft.p50", func(g runfile.Group) float64 { return g.TTFTMs.P50 }, perRequest(measure.TTFT), "per-request ttft"},
+	{"ttft.p95", func(g runfile.Group) float64 { return g.TTFTMs.P95 }, perRequest(measure.TTFT), "per-request ttft"},
+	{"gap.p50", func(g runfile.Group) float64 { return g.GapMs.P50 }, perRequestGap(50), "per-request gap p50"},
+	{"gap.p95", func(g runfile.Group) float64 { return g.GapMs.P95 }, perRequestGap(95), "per-request gap p95"},
+	{"gap.max", func(g runfile.Group) float64 { return g.GapMs.Max }, perRequest(measure.MaxGap), "per-request max gap"},
+	{"tpot.mean", func(g runfile.Group) float64 { return g.TPOTMs.Mean }, perRequest(measure.TPOT), "per-request tpot"},
+	{"e2e.p95", func(g runfile.Group) float64 { return g.E2EMs.P95 }, perRequest(measure.E2E), "per-request e2e"},
 }
 
-func compareScope(scope string, b, n samples, opts Options) []Change {
+// compareScope compares one scope, given the views of its requests in
+// each run.
+func compareScope(scope string, b, n []measure.View, opts Options) []Change {
+	bg, ng := measure.Aggregate(b), measure.Aggregate(n)
 	var out []Change
 	for _, m := range timeMetrics {
-		bv, _ := stats.Describe(m.value(b)).Field(m.stat)
-		nv, _ := stats.Describe(m.value(n)).Field(m.stat)
-		c := Change{Scope: scope, Metric: m.name, Unit: "ms", Base: bv, New: nv, P: 1,
-			Test: "mann-whitney, " + m.sample}
-		bt, nt := m.test(b), m.test(n)
+		c := Change{Scope: scope, Metric: m.name, Unit: "ms", Base: m.figure(bg), New: m.figure(ng), P: 1,
+			Test: "mann-whitney, " + m.test}
+		bt, nt := m.sample(b), m.sample(n)
 		c.NBase, c.NNew = len(bt), len(nt)
 		finish(&c, opts.FloorMS, opts, func() float64 {
 			_, p := MannWhitney(bt, nt)
@@ -317,16 +340,10 @@ func compareScope(scope string, b, n samples, opts Options) []Change {
 		})
 		out = append(out, c)
 	}
-	rate := func(s samples) float64 {
-		if s.requests == 0 {
-			return 0
-		}
-		return 100 * float64(s.errors) / float64(s.requests)
-	}
-	c := Change{Scope: scope, Metric: "errors.rate", Unit: "%", Base: rate(b), New: rate(n), P: 1,
-		Test: "fisher exact, error counts", NBase: b.requests, NNew: n.requests}
+	c := Change{Scope: scope, Metric: "errors.rate", Unit: "%", Base: 100 * bg.ErrorRate(), New: 100 * ng.ErrorRate(), P: 1,
+		Test: "fisher exact, error counts", NBase: bg.Requests, NNew: ng.Requests}
 	finish(&c, opts.FloorRatePP, opts, func() float64 {
-		return FisherExact(b.errors, b.requests-b.errors, n.errors, n.requests-n.errors)
+		return FisherExact(bg.Errors, bg.Requests-bg.Errors, ng.Errors, ng.Requests-ng.Errors)
 	})
 	return append(out, c)
 }
@@ -365,7 +382,7 @@ func (r Report) WriteText(w io.Writer) error {
 		return fmt.Sprintf("%s  %s  %s  %s", s.StartedAt.Format(time.RFC3339), orDash(s.Target), orDash(s.Model), orDash(s.Device))
 	}
 	fmt.Fprintf(&b, "base  %s\nnew   %s\n", desc(r.Base), desc(r.New))
-	fmt.Fprintf(&b, "a regression is worse by more than %g%% (at least %g ms, %g pp for errors) with p < %g (Mann-Whitney U; Fisher for errors)\n\n",
+	fmt.Fprintf(&b, "a regression is worse by more than %g%% (at least %g ms, %g pp for errors) with p < %g (Mann-Whitney U on one value per request; Fisher for errors)\n\n",
 		r.Options.Tolerance*100, r.Options.FloorMS, r.Options.FloorRatePP, r.Options.Alpha)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCOPE\tMETRIC\tBASE\tNEW\tDELTA\tP\tVERDICT\t")

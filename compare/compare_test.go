@@ -2,11 +2,14 @@ package compare
 
 import (
 	"bytes"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -138,13 +141,13 @@ func TestGapShiftIsFlagged(t *testing.T) {
 			t.Errorf("%s: flagged although TTFT did not change", key)
 		}
 	}
-	// The cold scope has one request a side: one TTFT is too few to test,
-	// but its 60 gaps are enough.
-	if got["cold ttft.p50"] != StatusTooFew {
-		t.Errorf("cold ttft.p50: got %q, want %q", got["cold ttft.p50"], StatusTooFew)
-	}
-	if got["cold gap.p50"] != StatusRegressed {
-		t.Errorf("cold gap.p50: got %q, want %q", got["cold gap.p50"], StatusRegressed)
+	// The cold scope has one request a side: one value per request is
+	// too few to test, for its TTFT and for its 60 gaps alike (they are
+	// one request's, not 60 independent observations).
+	for _, key := range []string{"cold ttft.p50", "cold gap.p50", "cold gap.max"} {
+		if got[key] != StatusTooFew {
+			t.Errorf("%s: got %q, want %q", key, got[key], StatusTooFew)
+		}
 	}
 	// The reverse direction is an improvement, not a regression.
 	if back := Runs(cur, base, DefaultOptions()); back.Regressed() {
@@ -153,13 +156,14 @@ func TestGapShiftIsFlagged(t *testing.T) {
 }
 
 func TestToleranceHidesSmallSignificantChange(t *testing.T) {
-	// 20 → 21 ms is a 5 % shift: with 2400 gaps a side it is significant,
-	// but within the 10 % tolerance.
+	// 20 → 21 ms is a 5 % shift: with 40 requests a side, each its own
+	// gap p50 over 60 gaps, it is significant, but within the 10 %
+	// tolerance.
 	rep := Runs(synth(3, 40, 150, 20), synth(4, 40, 150, 21), DefaultOptions())
 	for _, c := range rep.Changes {
 		if c.Scope == "overall" && c.Metric == "gap.p50" {
 			if c.P >= 0.01 {
-				t.Errorf("p = %v; the test should see a 5 %% shift in 2400 gaps", c.P)
+				t.Errorf("p = %v; the test should see a 5 %% shift in 40 requests of steady pace", c.P)
 			}
 			if c.Status != StatusWithin {
 				t.Errorf("status: got %q, want %q", c.Status, StatusWithin)
@@ -240,4 +244,98 @@ func BenchmarkMannWhitney(b *testing.B) {
 		MannWhitney(x, y)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(x)+len(y)), "ns/sample")
+}
+
+// withUncounted returns a copy of run with what no figure counts added:
+// rapid-fire's interrupted answers (Aborted) and a warm-up request, all
+// with extreme values (TTFT 9 s, gaps of 3 s), in every category.
+func withUncounted(run *runfile.Run) *runfile.Run {
+	out := *run
+	out.Requests = slices.Clone(run.Requests)
+	times := []int64{9e9, 12e9, 15e9, 18e9}
+	for i, cat := range []string{"short", "long", "short", "long", "short", "long"} {
+		out.Requests = append(out.Requests, runfile.Request{Index: 1000 + i, Category: cat, Aborted: true, Status: 200,
+			TTFTNS: times[0], E2ENS: 60e9, OutputTokens: len(times), ContentEvents: len(times), TokenTimesNS: times})
+	}
+	out.Requests = append(out.Requests, runfile.Request{Index: 2000, Category: "short", Warmup: true, Status: 200,
+		TTFTNS: times[0], E2ENS: 60e9, OutputTokens: len(times), ContentEvents: len(times), TokenTimesNS: times})
+	return &out
+}
+
+func TestAbortedRequestsAreNotCompared(t *testing.T) {
+	base, cur := synth(11, 40, 150, 20), withUncounted(synth(12, 40, 150, 20))
+	rep := Runs(base, cur, DefaultOptions())
+	if rep.Regressed() {
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		t.Errorf("aborted requests made a regression:\n%s", b.String())
+	}
+	counted := map[string]int{"overall": 40, "cold": 1, "category:short": 20, "category:long": 20}
+	for _, c := range rep.Changes {
+		// Every time figure of synth is under 2 s (E2E: 150 ms + 60
+		// gaps of 20 ms); the aborted requests' are 3 s and more.
+		if c.Unit == "ms" && c.New > 2000 {
+			t.Errorf("%s %s: new = %v ms, an aborted request's value", c.Scope, c.Metric, c.New)
+		}
+		// One value per counted request, none of the aborted ones.
+		if want := counted[c.Scope]; c.NNew != want {
+			t.Errorf("%s %s: tested %d requests of the new run, want %d", c.Scope, c.Metric, c.NNew, want)
+		}
+	}
+}
+
+// TestFiguresAreTheSummary: every figure compare shows is the run's
+// summary figure for that scope, measure.Group(run, scope), on runs with
+// what a real run holds: a cold request, failures, aborted and warm-up
+// requests, batched events counted from the server's usage, and a
+// category on one side only.
+func TestFiguresAreTheSummary(t *testing.T) {
+	base, cur := synth(21, 40, 150, 20), withUncounted(synth(22, 40, 150, 24))
+	for _, i := range []int{3, 8, 17} {
+		cur.Requests[i].Error, cur.Requests[i].ErrorKind, cur.Requests[i].Status = "http 503", "http", 503
+	}
+	for i := 1; i < 40; i += 3 { // three tokens an event, known only from usage
+		q := &cur.Requests[i]
+		q.TokenSource, q.OutputTokens = "usage", 3*len(q.TokenTimesNS)
+	}
+	base.Requests = append(base.Requests, runfile.Request{Index: 99, Category: "only-base", Status: 200,
+		TTFTNS: 1e8, E2ENS: 2e8, OutputTokens: 2, ContentEvents: 2, TokenTimesNS: []int64{1e8, 1.5e8}})
+	rep := Runs(base, cur, DefaultOptions())
+
+	figure := map[string]func(g runfile.Group) float64{
+		"ttft.p50":    func(g runfile.Group) float64 { return g.TTFTMs.P50 },
+		"ttft.p95":    func(g runfile.Group) float64 { return g.TTFTMs.P95 },
+		"gap.p50":     func(g runfile.Group) float64 { return g.GapMs.P50 },
+		"gap.p95":     func(g runfile.Group) float64 { return g.GapMs.P95 },
+		"gap.max":     func(g runfile.Group) float64 { return g.GapMs.Max },
+		"tpot.mean":   func(g runfile.Group) float64 { return g.TPOTMs.Mean },
+		"e2e.p95":     func(g runfile.Group) float64 { return g.E2EMs.P95 },
+		"errors.rate": func(g runfile.Group) float64 { return 100 * g.ErrorRate() },
+	}
+	seen := map[string]int{}
+	for _, c := range rep.Changes {
+		f, ok := figure[c.Metric]
+		if !ok {
+			t.Errorf("unexpected metric %q", c.Metric)
+			continue
+		}
+		seen[c.Scope]++
+		s, err := measure.ParseScope(c.Scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := f(measure.Group(base, s)); c.Base != want {
+			t.Errorf("%s %s: base = %v, summary shows %v", c.Scope, c.Metric, c.Base, want)
+		}
+		if want := f(measure.Group(cur, s)); c.New != want {
+			t.Errorf("%s %s: new = %v, summary shows %v", c.Scope, c.Metric, c.New, want)
+		}
+	}
+	want := map[string]int{"overall": len(figure), "cold": len(figure), "category:short": len(figure), "category:long": len(figure)}
+	if !maps.Equal(seen, want) {
+		t.Errorf("metrics per scope: got %v, want %v", seen, want)
+	}
+	if !slices.Contains(rep.Notes, `category "only-base" is only in the base run`) {
+		t.Errorf("notes: got %q, want the base-only category named", rep.Notes)
+	}
 }

@@ -86,18 +86,15 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 	fu := runfile.FollowUp{TokensAfterAbort: -1}
 	reqA := Request(first, cfg.MaxTokens)
 	reqA.ID = newID("rf")
+	// The trigger is the only thing taken from OnToken: the times come
+	// from the trace itself once it ends, so that they are on the trace's
+	// own clock (offsets from its Start, the retry's start when the first
+	// attempt failed), whenever the Doer happened to begin it.
 	var (
-		mu         sync.Mutex
-		abortAt    time.Time // wall instant the abort was sent
-		lastAt     time.Time // wall instant of A's last token
 		trigger    = make(chan struct{})
 		triggerOne sync.Once
-		startA     time.Time
 	)
-	reqA.OnToken = func(i int, at time.Duration) {
-		mu.Lock()
-		lastAt = startA.Add(at)
-		mu.Unlock()
+	reqA.OnToken = func(i int, _ time.Duration) {
 		if i+1 >= after {
 			triggerOne.Do(func() { close(trigger) })
 		}
@@ -109,9 +106,6 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 	}
 	defer cancelA()
 	resA := make(chan *stream.Trace, 1)
-	mu.Lock()
-	startA = time.Now()
-	mu.Unlock()
 	go func() { resA <- cfg.Client.Do(ctxA, reqA) }()
 
 	var trA *stream.Trace
@@ -123,12 +117,11 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 
 	var abortResp *api.AbortResponse
 	var abortErr error
+	var abortAt time.Time // the instant the abort was sent
 	var wg sync.WaitGroup
 	var b runfile.Request
 	if trA == nil && ctx.Err() == nil {
-		mu.Lock()
 		abortAt = time.Now()
-		mu.Unlock()
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
@@ -152,20 +145,36 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 	if abortErr != nil {
 		fu.AbortError = abortErr.Error()
 	}
-	mu.Lock()
-	if !abortAt.IsZero() && lastAt.After(abortAt) {
-		fu.AbortLatencyNS = int64(lastAt.Sub(abortAt))
-	}
-	if end := startA.Add(trA.LastEvent); !abortAt.IsZero() && trA.LastEvent > 0 && end.After(abortAt) {
-		fu.StopLatencyNS = int64(end.Sub(abortAt))
-	}
-	mu.Unlock()
+	fu.AbortLatencyNS, fu.StopLatencyNS = abortLatencies(trA, abortAt)
 	if abortResp != nil {
 		fu.TokensAfterAbort = abortResp.TokensAfterAbort
 	}
 	fu.ForeignEvents = b.ForeignEvents
 	fu.TTFTNS = b.TTFTNS
 	return fu, a, b
+}
+
+// abortLatencies returns, for an answer aborted at abortAt (zero: never
+// aborted), how long after the abort its last token arrived and its
+// stream ended, each 0 when that happened before the abort. Both instants
+// are the trace's own: its Start plus the offsets it recorded, so neither
+// a Doer that began the request late nor a failed first attempt (Start is
+// then the retry's) counts in them.
+func abortLatencies(tr *stream.Trace, abortAt time.Time) (abortNS, stopNS int64) {
+	if abortAt.IsZero() || tr == nil || tr.Start.IsZero() {
+		return 0, 0
+	}
+	if n := len(tr.TokenTimes); n > 0 {
+		if last := tr.Start.Add(tr.TokenTimes[n-1]); last.After(abortAt) {
+			abortNS = int64(last.Sub(abortAt))
+		}
+	}
+	if tr.LastEvent > 0 {
+		if end := tr.Start.Add(tr.LastEvent); end.After(abortAt) {
+			stopNS = int64(end.Sub(abortAt))
+		}
+	}
+	return abortNS, stopNS
 }
 
 // newID returns a fresh request id with the given prefix.

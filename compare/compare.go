@@ -91,18 +91,18 @@ import (
 type Options struct {
 	// Tolerance is the relative change below which nothing is flagged
 	// (0.10 = 10 %).
-	Tolerance float64
+	Tolerance float64 `json:"tolerance"`
 	// FloorMS is the absolute change in milliseconds below which a time
 	// is never flagged, however large in relative terms.
-	FloorMS float64
+	FloorMS float64 `json:"floor_ms"`
 	// FloorRatePP is the same floor for the error rate, in percentage
 	// points.
-	FloorRatePP float64
+	FloorRatePP float64 `json:"floor_rate_pp"`
 	// Alpha is the significance level of the test.
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 	// MinSamples is the smallest sample, on each side, that is tested;
 	// below it a change is reported as StatusTooFew.
-	MinSamples int
+	MinSamples int `json:"min_samples"`
 }
 
 // DefaultOptions returns a tolerance of 10 % with floors of 2 ms and 1

@@ -156,18 +156,30 @@ func arrival(r *runfile.Run) string {
 }
 
 // Usable says whether run can serve as a base at all, and why not: an
-// interrupted run, or one in which no measured request succeeded, says
-// nothing a new run could regress from.
+// interrupted run, or one in which no measured warm request succeeded,
+// says nothing a new run could regress from. A run file without requests
+// is judged on its summary.
 func Usable(run *runfile.Run) (bool, string) {
 	if run.Interrupted {
 		return false, "it was interrupted"
 	}
-	t := measure.Count(run)
-	if t.Measured == 0 {
-		return false, "it measured no request"
+	warm, ok := run.Summary.Overall.Requests, run.Summary.Overall.Requests-run.Summary.Overall.Errors
+	if len(run.Requests) > 0 {
+		warm, ok = 0, 0
+		for i := range run.Requests {
+			if q := &run.Requests[i]; measure.Overall.Has(q) {
+				warm++
+				if q.OK() {
+					ok++
+				}
+			}
+		}
 	}
-	if t.AllFailed() {
-		return false, "every request failed"
+	switch {
+	case warm == 0:
+		return false, "it measured no warm request"
+	case ok == 0:
+		return false, "every warm request failed"
 	}
 	return true, ""
 }

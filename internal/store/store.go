@@ -5,7 +5,7 @@
 // Each run is one row: its identity (start time, target URL, model,
 // backend, device hostname, label and CPU, suite), its headline figures
 // (TTFT p50/p95, gap p95/max, TPOT mean, E2E p95 of the overall scope, in
-// ms), its verdict, and the whole run file as gzip-compressed JSON, so any
+// ms, NULL where the run has no value), its verdict, and the whole run file as gzip-compressed JSON, so any
 // past run can be re-judged or re-rendered. A run is written in one
 // transaction; the file is in WAL mode with synchronous=FULL, so a crash
 // never loses a run whose Add returned.
@@ -22,7 +22,7 @@
 //
 //	s, err := store.Open(path)
 //	defer s.Close()
-//	prev, base, err := s.Previous(ctx, run) // the run to compare with
+//	prev, base, err := s.Previous(ctx, run, baseline.Policy{}) // the run to compare with
 //
 // A *Store is safe for concurrent use, and several processes may use one
 // file at a time (writers wait up to 5 s for one another).
@@ -47,7 +47,9 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
+	"github.com/tokenpulse/tokenpulse/baseline"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // ErrNotFound is returned when no run matches.
@@ -125,10 +127,17 @@ func (s *Store) Path() string { return s.path }
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
+// A migration is SQL, then Go for what SQL cannot do (decoding the stored
+// run files).
+type migration struct {
+	sql string
+	fn  func(ctx context.Context, tx *sql.Tx) error
+}
+
 // migrations are applied in order; PRAGMA user_version counts those
 // applied. Never edit one that has shipped: add another.
-var migrations = []string{
-	`CREATE TABLE runs (
+var migrations = []migration{
+	{sql: `CREATE TABLE runs (
 		id              INTEGER PRIMARY KEY,
 		fingerprint     TEXT    NOT NULL UNIQUE,
 		started_at      TEXT    NOT NULL, -- RFC 3339, UTC
@@ -160,7 +169,138 @@ var migrations = []string{
 		run_json_gz     BLOB    NOT NULL
 	);
 	CREATE INDEX runs_by_key ON runs (target_url, model, device, started_ns);
-	CREATE INDEX runs_by_time ON runs (started_ns);`,
+	CREATE INDEX runs_by_time ON runs (started_ns);`},
+	// 2: a figure the run has no value of is NULL, not 0; verdicts not
+	// judged (no data) are counted apart and are not failures; target
+	// URLs are normalised (baseline.TargetKey), so "http://h:8080/v1" and
+	// "http://h:8080" are one target.
+	{sql: `CREATE TABLE runs2 (
+		id                  INTEGER PRIMARY KEY,
+		fingerprint         TEXT    NOT NULL UNIQUE,
+		started_at          TEXT    NOT NULL,
+		started_ns          INTEGER NOT NULL,
+		recorded_at         TEXT    NOT NULL,
+		target_url          TEXT    NOT NULL,
+		model               TEXT    NOT NULL,
+		backend             TEXT    NOT NULL,
+		hostname            TEXT    NOT NULL,
+		device_label        TEXT    NOT NULL,
+		device              TEXT    NOT NULL,
+		cpu_model           TEXT    NOT NULL,
+		os                  TEXT    NOT NULL,
+		arch                TEXT    NOT NULL,
+		tier                TEXT    NOT NULL,
+		suite               TEXT    NOT NULL,
+		tool_version        TEXT    NOT NULL,
+		requests            INTEGER NOT NULL,
+		errors              INTEGER NOT NULL,
+		ttft_p50_ms         REAL, -- NULL: the run has no value
+		ttft_p95_ms         REAL,
+		gap_p95_ms          REAL,
+		gap_max_ms          REAL,
+		tpot_mean_ms        REAL,
+		e2e_p95_ms          REAL,
+		verdicts            INTEGER NOT NULL,
+		verdicts_failed     INTEGER NOT NULL,
+		verdicts_not_judged INTEGER NOT NULL DEFAULT 0,
+		passed              INTEGER NOT NULL,
+		run_json_gz         BLOB    NOT NULL
+	);
+	INSERT INTO runs2 (id, fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
+		hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version, requests, errors,
+		ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
+		verdicts, verdicts_failed, passed, run_json_gz)
+	SELECT id, fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
+		hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version, requests, errors,
+		ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
+		verdicts, verdicts_failed, passed, run_json_gz FROM runs;
+	DROP TABLE runs;
+	ALTER TABLE runs2 RENAME TO runs;
+	CREATE INDEX runs_by_key ON runs (target_url, model, device, started_ns);
+	CREATE INDEX runs_by_time ON runs (started_ns);`, fn: rederive},
+}
+
+// rederive recomputes, from each row's stored run file, what migration 2
+// changed: the normalised target key, NULL for figures without a value,
+// and the verdict counts with verdicts not judged apart. A row whose run
+// file cannot be read keeps its key and counts; its figures become NULL
+// when no request succeeded.
+func rederive(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "SELECT id, requests, errors, run_json_gz FROM runs")
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id               int64
+		requests, errors int
+		gz               []byte
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.requests, &r.errors, &r.gz); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		run, err := decodeRun(r.gz)
+		if err != nil {
+			if r.errors >= r.requests {
+				if _, err := tx.ExecContext(ctx, `UPDATE runs SET ttft_p50_ms = NULL, ttft_p95_ms = NULL, gap_p95_ms = NULL,
+					gap_max_ms = NULL, tpot_mean_ms = NULL, e2e_p95_ms = NULL WHERE id = ?`, r.id); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		f := headline(run)
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET target_url = ?, ttft_p50_ms = ?, ttft_p95_ms = ?, gap_p95_ms = ?,
+			gap_max_ms = ?, tpot_mean_ms = ?, e2e_p95_ms = ?, verdicts = ?, verdicts_failed = ?, verdicts_not_judged = ?, passed = ?
+			WHERE id = ?`, TargetKey(run.Target), f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
+			f.verdicts, f.failed, f.notJudged, f.failed == 0, r.id)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// figures are a run's headline values as stored: nil where the run has
+// no value.
+type figures struct {
+	ttftP50, ttftP95, gapP95, gapMax, tpotMean, e2eP95 *float64
+	verdicts, failed, notJudged                        int
+}
+
+func headline(run *runfile.Run) figures {
+	o := run.Summary.Overall
+	val := func(d stats.Distribution, v float64) *float64 {
+		if d.Count == 0 {
+			return nil
+		}
+		return &v
+	}
+	f := figures{
+		ttftP50: val(o.TTFTMs, o.TTFTMs.P50), ttftP95: val(o.TTFTMs, o.TTFTMs.P95),
+		gapP95: val(o.GapMs, o.GapMs.P95), gapMax: val(o.GapMs, o.GapMs.Max),
+		tpotMean: val(o.TPOTMs, o.TPOTMs.Mean), e2eP95: val(o.E2EMs, o.E2EMs.P95),
+		verdicts: len(run.Verdicts),
+	}
+	for _, v := range run.Verdicts {
+		switch {
+		case !v.Judged():
+			f.notJudged++
+		case v.Failed():
+			f.failed++
+		}
+	}
+	return f
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -179,9 +319,15 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+		if _, err := tx.ExecContext(ctx, migrations[i].sql); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+		if fn := migrations[i].fn; fn != nil {
+			if err := fn(ctx, tx); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %d: %w", i+1, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
 			tx.Rollback()
@@ -215,28 +361,27 @@ type Entry struct {
 	ToolVersion string
 	Requests    int
 	Errors      int
-	// Headline figures of the overall (warm) scope, in ms.
-	TTFTP50MS  float64
-	TTFTP95MS  float64
-	GapP95MS   float64
-	GapMaxMS   float64
-	TPOTMeanMS float64
-	E2EP95MS   float64
-	// Verdicts counts the thresholds judged, VerdictsFailed those crossed;
-	// Passed is true when none was crossed.
-	Verdicts       int
-	VerdictsFailed int
-	Passed         bool
+	// Headline figures of the overall (warm) scope, in ms; nil when the
+	// run has no value of one (no successful request, no gap), which is
+	// not 0.
+	TTFTP50MS  *float64
+	TTFTP95MS  *float64
+	GapP95MS   *float64
+	GapMaxMS   *float64
+	TPOTMeanMS *float64
+	E2EP95MS   *float64
+	// Verdicts counts the run's verdicts, VerdictsFailed those judged and
+	// crossed, VerdictsNotJudged those whose scope had no data (neither
+	// passed nor failed); Passed is true when none was crossed.
+	Verdicts          int
+	VerdictsFailed    int
+	VerdictsNotJudged int
+	Passed            bool
 }
 
 // DeviceKey returns the key runs of device d are grouped by: its label
 // when set, otherwise its hostname.
-func DeviceKey(d runfile.Device) string {
-	if d.Label != "" {
-		return d.Label
-	}
-	return d.Hostname
-}
+func DeviceKey(d runfile.Device) string { return baseline.DeviceKey(d) }
 
 // fingerprint identifies a run: the same run recorded twice has the same
 // fingerprint.
@@ -285,12 +430,7 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 	if err := zw.Close(); err != nil {
 		return 0, fmt.Errorf("compress run: %w", err)
 	}
-	failed := 0
-	for _, v := range run.Verdicts {
-		if !v.Passed {
-			failed++
-		}
-	}
+	f := headline(run)
 	o := run.Summary.Overall
 	fp := fingerprint(run)
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -310,14 +450,14 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 		fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
 		hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version,
 		requests, errors, ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
-		verdicts, verdicts_failed, passed, run_json_gz
-	) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz
+	) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		fp, run.StartedAt.UTC().Format(time.RFC3339Nano), unixNS(run.StartedAt), time.Now().UTC().Format(time.RFC3339Nano),
 		TargetKey(run.Target), run.Target.Model, run.Target.Backend,
 		run.Device.Hostname, run.Device.Label, DeviceKey(run.Device), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
 		run.Config.Suite, run.Tool.Version,
-		o.Requests, o.Errors, o.TTFTMs.P50, o.TTFTMs.P95, o.GapMs.P95, o.GapMs.Max, o.TPOTMs.Mean, o.E2EMs.P95,
-		len(run.Verdicts), failed, failed == 0, gz.Bytes())
+		o.Requests, o.Errors, f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
+		f.verdicts, f.failed, f.notJudged, f.failed == 0, gz.Bytes())
 	if err != nil {
 		return 0, fmt.Errorf("record run: %w", err)
 	}
@@ -332,7 +472,8 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 
 // Filter selects runs for List. Empty fields match everything.
 type Filter struct {
-	// Target is the exact target URL.
+	// Target is the target URL or key; URLs are compared normalised
+	// (baseline.NormalizeURL), so "http://h:8080/v1" finds "http://h:8080".
 	Target string
 	Model  string
 	// Device matches the device key, the hostname or the label.
@@ -346,7 +487,7 @@ type Filter struct {
 const entryColumns = `id, started_at, recorded_at, target_url, model, backend, hostname, device_label, device,
 	cpu_model, os, arch, tier, suite, tool_version, requests, errors,
 	ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
-	verdicts, verdicts_failed, passed`
+	verdicts, verdicts_failed, verdicts_not_judged, passed`
 
 func scanEntry(sc interface{ Scan(...any) error }) (Entry, error) {
 	var e Entry
@@ -354,7 +495,7 @@ func scanEntry(sc interface{ Scan(...any) error }) (Entry, error) {
 	err := sc.Scan(&e.ID, &started, &recorded, &e.TargetURL, &e.Model, &e.Backend, &e.Hostname, &e.DeviceLabel, &e.Device,
 		&e.CPUModel, &e.OS, &e.Arch, &e.Tier, &e.Suite, &e.ToolVersion, &e.Requests, &e.Errors,
 		&e.TTFTP50MS, &e.TTFTP95MS, &e.GapP95MS, &e.GapMaxMS, &e.TPOTMeanMS, &e.E2EP95MS,
-		&e.Verdicts, &e.VerdictsFailed, &e.Passed)
+		&e.Verdicts, &e.VerdictsFailed, &e.VerdictsNotJudged, &e.Passed)
 	if err != nil {
 		return e, err
 	}
@@ -369,7 +510,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	var args []any
 	if f.Target != "" {
 		q += " AND target_url = ?"
-		args = append(args, f.Target)
+		args = append(args, baseline.NormalizeURL(f.Target))
 	}
 	if f.Model != "" {
 		q += " AND model = ?"
@@ -417,19 +558,24 @@ func (s *Store) Get(ctx context.Context, id int64) (Entry, *runfile.Run, error) 
 	if err != nil {
 		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
-	}
-	js, err := io.ReadAll(zr)
-	if err != nil {
-		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
-	}
-	run, err := runfile.Decode(js)
+	run, err := decodeRun(gz)
 	if err != nil {
 		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
 	}
 	return e, run, nil
+}
+
+// decodeRun reads a stored run file.
+func decodeRun(gz []byte) (*runfile.Run, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, err
+	}
+	js, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, err
+	}
+	return runfile.Decode(js)
 }
 
 type scanner func(dest ...any) error
@@ -443,10 +589,16 @@ func (s *Store) Latest(ctx context.Context, target, model, device string) (Entry
 }
 
 // Previous returns the newest run with the same target, model and device
-// as run that started before it and can serve as a baseline: the base of
-// `compare --against last`. Interrupted runs and runs in which no request
-// succeeded are passed over. run itself need not be recorded.
-func (s *Store) Previous(ctx context.Context, run *runfile.Run) (Entry, *runfile.Run, error) {
+// as run that started before it and that policy p accepts as its base
+// (baseline.Policy.Check): the base of `compare --against last`. Runs p
+// finds unusable (interrupted, no successful request) are passed over,
+// and so are runs whose settings differ (suite, API, max tokens, ...)
+// unless p.AnyConfig. When no run qualifies but a usable one of other
+// settings exists, the error is a *baseline.Refusal naming how the newest
+// of them differs ("the last run of this target used suite zh-medical,
+// this one en-assistant"); when none exists at all, ErrNotFound. run
+// itself need not be recorded.
+func (s *Store) Previous(ctx context.Context, run *runfile.Run, p baseline.Policy) (Entry, *runfile.Run, error) {
 	if run.StartedAt.IsZero() {
 		return Entry{}, nil, errors.New("run has no start time")
 	}
@@ -454,6 +606,7 @@ func (s *Store) Previous(ctx context.Context, run *runfile.Run) (Entry, *runfile
 	if err != nil {
 		return Entry{}, nil, err
 	}
+	var refused *baseline.Refusal
 	for _, e := range es {
 		if e.Requests == 0 || e.Errors >= e.Requests {
 			continue
@@ -462,27 +615,27 @@ func (s *Store) Previous(ctx context.Context, run *runfile.Run) (Entry, *runfile
 		if err != nil {
 			return Entry{}, nil, err
 		}
-		if !base.Interrupted {
+		err = p.Check(base, run)
+		var r *baseline.Refusal
+		switch {
+		case err == nil:
 			return e, base, nil
+		case errors.As(err, &r) && refused == nil:
+			r.Base = "the last run of this target"
+			refused = r
 		}
+	}
+	if refused != nil {
+		return Entry{}, nil, refused
 	}
 	return Entry{}, nil, ErrNotFound
 }
 
-// TargetKey is how the history identifies a target: its URL, except for
-// tokenpulse's embedded server, whose URL is a fresh loopback port each
-// run: that is identified by its model file's sha256 instead
-// ("embedded:stories260K@047bf46455a5").
-func TargetKey(t runfile.Target) string {
-	if t.Backend == "embedded" && t.ModelSHA256 != "" {
-		sha := t.ModelSHA256
-		if len(sha) > 12 {
-			sha = sha[:12]
-		}
-		return "embedded:" + t.Model + "@" + sha
-	}
-	return t.URL
-}
+// TargetKey is how the history identifies a target (baseline.TargetKey):
+// its normalised URL, except for tokenpulse's embedded server, whose URL
+// is a fresh loopback port each run: that is identified by its model
+// file's sha256 instead ("embedded:stories260K@047bf46455a5").
+func TargetKey(t runfile.Target) string { return baseline.TargetKey(t) }
 
 func (s *Store) first(ctx context.Context, f Filter) (Entry, *runfile.Run, error) {
 	es, err := s.List(ctx, f)

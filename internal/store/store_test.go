@@ -4,15 +4,25 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/baseline"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
+
+// val reads a headline figure, NaN when it is absent.
+func val(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
 
 var t0 = time.Date(2026, 11, 29, 10, 0, 0, 123456789, time.UTC)
 
@@ -84,8 +94,8 @@ func TestAddGetList(t *testing.T) {
 	if e.Passed || e.Verdicts != 1 || e.VerdictsFailed != 1 {
 		t.Errorf("verdict: got passed %v, %d/%d failed; want failed 1/1", e.Passed, e.VerdictsFailed, e.Verdicts)
 	}
-	if e.Requests != 4 || e.GapP95MS != 30 || e.GapMaxMS != 30 || e.TTFTP50MS != 100 || e.TPOTMeanMS != 30 {
-		t.Errorf("headline: got requests %d gap p95 %v max %v ttft p50 %v tpot %v; want 4, 30, 30, 100, 30", e.Requests, e.GapP95MS, e.GapMaxMS, e.TTFTP50MS, e.TPOTMeanMS)
+	if e.Requests != 4 || val(e.GapP95MS) != 30 || val(e.GapMaxMS) != 30 || val(e.TTFTP50MS) != 100 || val(e.TPOTMeanMS) != 30 {
+		t.Errorf("headline: got requests %d gap p95 %v max %v ttft p50 %v tpot %v; want 4, 30, 30, 100, 30", e.Requests, val(e.GapP95MS), val(e.GapMaxMS), val(e.TTFTP50MS), val(e.TPOTMeanMS))
 	}
 	if all[0].Device != "Pixel 8 / Android 15" || all[0].DeviceLabel != "Pixel 8 / Android 15" {
 		t.Errorf("labelled device: got %q / %q", all[0].Device, all[0].DeviceLabel)
@@ -142,15 +152,15 @@ func TestAddGetList(t *testing.T) {
 	if err != nil || le.ID != ids[1] {
 		t.Errorf("Latest: got %d, %v; want %d", le.ID, err, ids[1])
 	}
-	pe, prev, err := s.Previous(ctx, runs[1])
+	pe, prev, err := s.Previous(ctx, runs[1], baseline.Policy{})
 	if err != nil || pe.ID != ids[0] || !prev.StartedAt.Equal(runs[0].StartedAt) {
 		t.Errorf("Previous(run 1): got %d, %v; want %d", pe.ID, err, ids[0])
 	}
 	fresh := mkRun(10, "http://a", "m1", "host1", 20, true) // not recorded
-	if pe, _, err := s.Previous(ctx, fresh); err != nil || pe.ID != ids[1] {
+	if pe, _, err := s.Previous(ctx, fresh, baseline.Policy{}); err != nil || pe.ID != ids[1] {
 		t.Errorf("Previous(unrecorded): got %d, %v; want %d", pe.ID, err, ids[1])
 	}
-	if _, _, err := s.Previous(ctx, runs[0]); !errors.Is(err, ErrNotFound) {
+	if _, _, err := s.Previous(ctx, runs[0], baseline.Policy{}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Previous(first run): got %v, want ErrNotFound", err)
 	}
 	if _, _, err := s.Latest(ctx, "http://a", "m1", "host9"); !errors.Is(err, ErrNotFound) {
@@ -178,7 +188,7 @@ func TestReopenKeepsRunsAndSchema(t *testing.T) {
 	}
 	defer s.Close()
 	es, err := s.List(ctx, Filter{})
-	if err != nil || len(es) != 2 || es[1].ID != id || es[0].GapP95MS != 25 {
+	if err != nil || len(es) != 2 || es[1].ID != id || val(es[0].GapP95MS) != 25 {
 		t.Fatalf("after reopening: got %+v, %v", es, err)
 	}
 
@@ -269,7 +279,7 @@ func TestPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel(t *testing.T) {
 	}
 	// A new run on another port of the same embedded model finds the good
 	// run, passing over the three unusable ones recorded after it.
-	e, base, err := s.Previous(ctx, mk(4, "5555", 5, 5, false))
+	e, base, err := s.Previous(ctx, mk(4, "5555", 5, 5, false), baseline.Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}

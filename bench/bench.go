@@ -6,6 +6,9 @@
 //
 //	reqs, err := bench.Run(ctx, bench.Config{Client: c, Prompts: s.Sample(20, 1), Concurrency: 4})
 //
+// [RunWorkload] draws the whole workload of `tokenpulse bench` from a
+// suite (cold prompt, warm-up, sample, scenario) and runs it.
+//
 // Cancelling ctx stops the run: requests in flight are cut short and, like
 // requests not yet sent, not recorded (they measured nothing about the
 // target), and Run returns what was measured together with ctx's error, so
@@ -37,6 +40,9 @@ type Doer interface {
 type Config struct {
 	// Client sends the requests.
 	Client Doer
+	// Aborter stops the requests a scenario interrupts (rapid-fire, in
+	// [RunWorkload]); nil: Client, when it is an [Aborter].
+	Aborter Aborter
 	// Prompts are the measured requests, in order (a suite sample).
 	Prompts []suite.Prompt
 	// WarmupPrompts are sent before the measured ones, one at a time,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/gate"
+	"github.com/tokenpulse/tokenpulse/internal/launch"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stream"
@@ -138,16 +139,16 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		if !f.quiet {
 			fmt.Fprintln(stderr, "tokenpulse: starting the embedded server ...")
 		}
-		emb, err := startEmbedded(ctx, f.embedded)
+		emb, err := launch.StartTarget(ctx, f.embedded.engineModel())
 		if err != nil {
 			return err
 		}
-		defer emb.close()
-		target = emb.target
+		defer emb.Close()
+		target = emb.Target
 		target.API = f.api
-		run.ColdStart = emb.coldStart
+		run.ColdStart = emb.ColdStart
 		if !f.quiet {
-			fmt.Fprintf(stderr, "tokenpulse: %s ready at %s in %.0f ms\n", emb.target.Model, emb.target.URL, emb.coldStart.ProcessStartMS)
+			fmt.Fprintf(stderr, "tokenpulse: %s ready at %s in %.0f ms\n", emb.Target.Model, emb.Target.URL, emb.ColdStart.ProcessStartMS)
 		}
 	}
 	client := &stream.Client{
@@ -158,11 +159,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Header:  header,
 	}
 	if client.Model == "" {
-		target.Model = discoverModel(ctx, client)
+		target.Model = bench.DiscoverModel(ctx, client)
 		client.Model = target.Model
 	}
 	if f.url != "" {
-		target.Backend, run.ColdStart = probeTarget(ctx, client)
+		target.Backend, run.ColdStart = bench.Probe(ctx, client)
 	}
 	run.Target = target
 	run.Device = f.judge.device()
@@ -183,52 +184,14 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 
 	prog := newProgressLine(stderr, f.quiet)
-	var runErr error
-	// Cold and warm-up requests come first in every scenario, so that no
-	// measured request is the target's cold start.
-	base := bench.Config{
-		Client:        client,
-		WarmupPrompts: s.Sample(f.warmup, f.seed+1),
-		MaxTokens:     f.maxTokens,
-		Timeout:       f.timeout,
-		Progress:      prog.update,
-		Fatal:         refusedCredentials(f.apiKeyEnv),
-	}
-	if cold {
-		p := s.Sample(1, f.seed+2)
-		base.ColdPrompt = &p[0]
-	}
-	switch f.scenario {
-	case "":
-		cfg := base
-		cfg.Prompts = s.Sample(f.requests, f.seed)
-		cfg.Concurrency = f.concurrency
-		run.Requests, runErr = bench.Run(ctx, cfg)
-	case "rapid-fire":
-		run.Requests, runErr = bench.Run(ctx, base)
-		if runErr != nil {
-			break
-		}
-		cfg := bench.RapidFireConfig{
-			Client:    client,
-			Aborter:   client,
-			Prompts:   rapidFirePrompts(s, max(f.requests/3, 1), f.seed),
-			MaxTokens: f.maxTokens,
-			Timeout:   f.timeout,
-			Progress:  prog.update,
-		}
-		reqs, fus, err := bench.RapidFire(ctx, cfg)
-		offset := len(run.Requests) // RapidFire indexes its requests from 0
-		for i := range reqs {
-			reqs[i].Index += offset
-		}
-		for i := range fus {
-			fus[i].Interrupted += offset
-			fus[i].FollowUp += offset
-		}
-		run.Requests, runErr = append(run.Requests, reqs...), err
-		run.Scenario = &runfile.Scenario{Name: "rapid-fire", FollowUps: fus}
-	}
+	res, runErr := bench.RunWorkload(ctx, bench.Config{
+		Client:    client,
+		MaxTokens: f.maxTokens,
+		Timeout:   f.timeout,
+		Progress:  prog.update,
+		Fatal:     refusedCredentials(f.apiKeyEnv),
+	}, f.workload(s, cold))
+	run.Requests, run.Scenario = res.Requests, res.Scenario
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()
 	// From here on a first Ctrl-C has done its job (the run stopped); give
@@ -237,7 +200,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	stop()
 	ctx = context.WithoutCancel(ctx)
 	var unsampled []string
-	run.Config.SuiteThresholds, unsampled = suiteThresholds(s, run.Requests)
+	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
 	for _, c := range unsampled {
 		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured (no request of it in this run; raise --requests): its thresholds were not judged", c))
 	}
@@ -290,8 +253,8 @@ func (f *benchFlags) validate() error {
 	switch {
 	case f.api != "chat" && f.api != "completions":
 		return fmt.Errorf("--api must be chat or completions, not %q", f.api)
-	case f.requests < 0:
-		return errors.New("--requests must be ≥ 0")
+	case f.requests < 1:
+		return fmt.Errorf("--requests must be ≥ 1, not %d: a run without a measured request measures nothing", f.requests)
 	case f.concurrency < 1:
 		return errors.New("--concurrency must be ≥ 1")
 	case f.warmup < 0:
@@ -300,13 +263,21 @@ func (f *benchFlags) validate() error {
 		return errors.New("--max-tokens must be ≥ 0")
 	case f.timeout < 0:
 		return errors.New("--timeout must be ≥ 0")
-	case f.scenario != "" && f.scenario != "rapid-fire":
+	case f.scenario != "" && f.scenario != bench.ScenarioRapidFire:
 		return fmt.Errorf("--scenario must be rapid-fire or empty, not %q", f.scenario)
 	}
 	if f.url != "" && !strings.HasPrefix(f.url, "http://") && !strings.HasPrefix(f.url, "https://") {
 		return fmt.Errorf("--url must start with http:// or https://, not %q", f.url)
 	}
 	return nil
+}
+
+// workload is the run the flags describe, drawn from suite s.
+func (f *benchFlags) workload(s *suite.Suite, cold bool) bench.Workload {
+	return bench.Workload{
+		Suite: s, Requests: f.requests, Warmup: f.warmup, Cold: cold, Seed: f.seed,
+		Concurrency: f.concurrency, Scenario: f.scenario,
+	}
 }
 
 // parseHeaders turns K:V flags into a header.
@@ -321,57 +292,6 @@ func parseHeaders(hs []string) (http.Header, error) {
 		h.Add(k, strings.TrimSpace(v))
 	}
 	return h, nil
-}
-
-// suiteThresholds copies into the run config the thresholds of the
-// suite's categories that the run measured, and names the categories with
-// thresholds that it did not (a small --requests may leave one out; a gate
-// must not fail, nor pass, on a category it never saw).
-func suiteThresholds(s *suite.Suite, reqs []runfile.Request) (map[string][]string, []string) {
-	seen := map[string]bool{}
-	for i := range reqs {
-		if measure.Overall.Has(&reqs[i]) {
-			seen[reqs[i].Category] = true
-		}
-	}
-	m := map[string][]string{}
-	var unsampled []string
-	for _, c := range s.Categories {
-		if len(c.Thresholds) == 0 {
-			continue
-		}
-		if !seen[c.Name] {
-			unsampled = append(unsampled, c.Name)
-			continue
-		}
-		m[c.Name] = append([]string(nil), c.Thresholds...)
-	}
-	return m, unsampled
-}
-
-// discoverModel asks the target for its models and returns the first one,
-// or "default".
-func discoverModel(ctx context.Context, c *stream.Client) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if ids, err := c.Models(ctx); err == nil && len(ids) > 0 {
-		return ids[0]
-	}
-	return "default"
-}
-
-// probeTarget reads what a target says of itself on /health: its backend
-// kind and warm-up breakdown (tokenpulse serve and mock say; other servers
-// leave both empty).
-func probeTarget(ctx context.Context, c *stream.Client) (backend string, cs *runfile.ColdStart) {
-	status, h, err := c.Health(ctx)
-	if err != nil || status != http.StatusOK || h == nil {
-		return "", nil
-	}
-	if w := h.Warmup; w != nil && w.LoadNS+w.PageInNS+w.KVInitNS+w.FirstForwardNS > 0 {
-		cs = coldStartFrom(w) // the mock has no model to warm: no breakdown
-	}
-	return h.Backend, cs
 }
 
 func runWarnings(run *runfile.Run) []string {
@@ -394,21 +314,6 @@ func firstError(run *runfile.Run) string {
 func toolInfo() runfile.Tool {
 	ver, rev := buildVersion()
 	return runfile.Tool{Name: "tokenpulse", Version: ver, Commit: rev, GoVersion: runtime.Version()}
-}
-
-// rapidFirePrompts returns pairs (interrupted, follow-up) for the
-// rapid-fire scenario. The follow-ups, which are the measured answers, are
-// a stratified sample of their own, so every category is judged on them
-// (given at least as many pairs as categories); the interrupted questions
-// are drawn with another seed.
-func rapidFirePrompts(s *suite.Suite, pairs int, seed uint64) []suite.Prompt {
-	follow := s.Sample(pairs, seed)
-	first := s.Sample(pairs, seed+3)
-	out := make([]suite.Prompt, 0, 2*len(follow))
-	for i := range follow {
-		out = append(out, first[i], follow[i])
-	}
-	return out
 }
 
 // freshDir returns base, or base-2, base-3, ... when base exists, so that

@@ -335,3 +335,22 @@ func TestBenchStopsWhenCredentialsAreRefused(t *testing.T) {
 		t.Errorf("%d requests sent, want the run stopped at the first refusal", len(run.Requests))
 	}
 }
+
+func TestBenchZeroRequestsIsUsageError(t *testing.T) {
+	// A target that would answer, so that only the flag can stop the run.
+	url := startMock(t, mock.Profile{TTFT: time.Millisecond, ITL: time.Millisecond, Tokens: 4, TokensPerEvent: 1})
+	for _, n := range []string{"-n", "--requests"} {
+		out := t.TempDir()
+		text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "30s"), n, "0", "--warmup", "0",
+			"--out", out, "--no-history", "-q")
+		if code != exitUsage {
+			t.Errorf("%s 0: exit %d, want %d\n%s", n, code, exitUsage, text)
+		}
+		if !strings.Contains(text, "--requests must be ≥ 1") {
+			t.Errorf("%s 0: message %q does not say that --requests must be at least 1", n, text)
+		}
+		if _, err := os.Stat(filepath.Join(out, "run.json")); err == nil {
+			t.Errorf("%s 0: a run file was written; a usage error must stop before the run", n)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,9 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tokenpulse/tokenpulse/internal/engine"
+	"github.com/tokenpulse/tokenpulse/internal/launch"
 	"github.com/tokenpulse/tokenpulse/internal/server"
-	"github.com/tokenpulse/tokenpulse/internal/server/embedded"
 	"github.com/tokenpulse/tokenpulse/internal/server/gateway"
 )
 
@@ -168,40 +166,31 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		}
 		backend, what = g, "gateway to "+f.upstream
 	} else {
-		b, err := embedded.Load(ctx, embedded.Options{
-			Engine:   engine.Options{ModelPath: f.model, Ctx: f.ctx, Threads: f.threads, BatchSize: f.batch},
-			Parallel: f.parallel,
-		})
+		b, err := launch.LoadEmbedded(ctx, launch.Model{Path: f.model, Ctx: f.ctx, Threads: f.threads, Batch: f.batch, Parallel: f.parallel})
 		if err != nil {
 			return err
 		}
 		defer b.Close()
 		backend, what = b, fmt.Sprintf("model %s (context %d)", b.Models()[0], b.Model().Ctx())
 	}
-	srv, err := server.New(backend, opts)
+	out := cmd.OutOrStdout()
+	srv, err := launch.New(backend, launch.Options{
+		Server: opts,
+		Listening: func(url string) {
+			fmt.Fprintf(out, "tokenpulse serve: %s on %s, warming up (/health is 503 until ready)\n", what, url)
+		},
+	})
 	if err != nil {
 		return usageErr(err)
 	}
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "tokenpulse serve: %s on http://%s, warming up (/health is 503 until ready)\n", what, ln.Addr())
-
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	if err := srv.WarmUp(ctx); err != nil {
-		interrupted := ctx.Err() != nil
-		stop()
-		<-served
-		if interrupted {
+	if err := srv.Start(ctx); err != nil {
+		if ctx.Err() != nil {
 			return nil // SIGINT or SIGTERM during warm-up
 		}
 		return err
 	}
 	fmt.Fprintf(out, "tokenpulse serve: ready; Ctrl-C stops\n")
-	if err := <-served; err != nil {
+	if err := srv.Wait(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "tokenpulse serve: stopped")

@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/suite"
+)
+
+// ScenarioRapidFire is the name of the rapid-fire scenario (see
+// [RapidFire]) in [Workload.Scenario] and in the run file.
+const ScenarioRapidFire = "rapid-fire"
+
+// Workload is a run drawn from a golden suite, as `tokenpulse bench`
+// draws it: the cold prompt, the warm-up prompts and the measured sample
+// all come from Suite with seeds derived from Seed, so the same workload
+// asks the same prompts in the same order.
+//
+//	res, err := bench.RunWorkload(ctx, bench.Config{Client: c, Timeout: time.Minute},
+//		bench.Workload{Suite: s, Requests: 30, Warmup: 2, Cold: true, Seed: 1, Concurrency: 1})
+type Workload struct {
+	Suite *suite.Suite
+	// Requests is the number of measured requests (at least 1); in the
+	// rapid-fire scenario there are max(Requests/3, 1) pairs, each asking
+	// three requests.
+	Requests int
+	// Warmup requests are sent first, recorded and never counted.
+	Warmup int
+	// Cold sends one request before the warm-up and records it as the
+	// target's cold start.
+	Cold bool
+	// Seed seeds the samples.
+	Seed uint64
+	// Concurrency of the closed loop (at least 1; rapid-fire asks one
+	// pair at a time).
+	Concurrency int
+	// Scenario is "" (the suite sample in a closed loop) or
+	// [ScenarioRapidFire].
+	Scenario string
+}
+
+// Validate reports what makes w unrunnable.
+func (w Workload) Validate() error {
+	switch {
+	case w.Suite == nil:
+		return errors.New("no suite")
+	case w.Requests < 1:
+		return fmt.Errorf("requests must be ≥ 1, not %d: a run without a measured request measures nothing", w.Requests)
+	case w.Concurrency < 1:
+		return fmt.Errorf("concurrency must be ≥ 1, not %d", w.Concurrency)
+	case w.Warmup < 0:
+		return fmt.Errorf("warm-up requests must be ≥ 0, not %d", w.Warmup)
+	case w.Scenario != "" && w.Scenario != ScenarioRapidFire:
+		return fmt.Errorf("unknown scenario %q (want %q or none)", w.Scenario, ScenarioRapidFire)
+	}
+	return nil
+}
+
+// Config returns base with the workload's cold prompt, warm-up prompts,
+// measured sample and concurrency filled in: the config [Run] carries out
+// for the suite-sample scenario. For rapid-fire, leave Prompts out (the
+// cold and warm-up requests come first in every scenario, so that no
+// measured request is the target's cold start) and see [RapidFirePrompts].
+func (w Workload) Config(base Config) Config {
+	cfg := base
+	cfg.WarmupPrompts = w.Suite.Sample(w.Warmup, w.Seed+1)
+	cfg.ColdPrompt = nil
+	if w.Cold {
+		if p := w.Suite.Sample(1, w.Seed+2); len(p) > 0 {
+			cfg.ColdPrompt = &p[0]
+		}
+	}
+	cfg.Prompts = w.Suite.Sample(w.Requests, w.Seed)
+	cfg.Concurrency = w.Concurrency
+	return cfg
+}
+
+// Result is what [RunWorkload] measured.
+type Result struct {
+	// Requests in the order they were issued, indexed from 0.
+	Requests []runfile.Request
+	// Scenario describes the scenario's own results (rapid-fire's
+	// follow-ups); nil for the suite sample, and when the run stopped
+	// before the scenario began.
+	Scenario *runfile.Scenario
+}
+
+// RunWorkload carries out w with cfg's client and limits (cfg's prompts
+// are replaced by the workload's). Like [Run], it returns what was
+// measured together with the error that stopped the run. The rapid-fire
+// scenario aborts through cfg.Aborter, or through cfg.Client when that is
+// an [Aborter].
+func RunWorkload(ctx context.Context, cfg Config, w Workload) (Result, error) {
+	if err := w.Validate(); err != nil {
+		return Result{}, err
+	}
+	cfg = w.Config(cfg)
+	if w.Scenario == "" {
+		reqs, err := Run(ctx, cfg)
+		return Result{Requests: reqs}, err
+	}
+
+	aborter := cfg.Aborter
+	if aborter == nil {
+		aborter, _ = cfg.Client.(Aborter)
+	}
+	if aborter == nil {
+		return Result{}, errors.New("the rapid-fire scenario needs an Aborter")
+	}
+	cfg.Prompts = nil
+	reqs, err := Run(ctx, cfg)
+	if err != nil {
+		return Result{Requests: reqs}, err
+	}
+	more, fus, err := RapidFire(ctx, RapidFireConfig{
+		Client:    cfg.Client,
+		Aborter:   aborter,
+		Prompts:   RapidFirePrompts(w.Suite, max(w.Requests/3, 1), w.Seed),
+		MaxTokens: cfg.MaxTokens,
+		Timeout:   cfg.Timeout,
+		Progress:  cfg.Progress,
+	})
+	offset := len(reqs) // RapidFire indexes its requests from 0
+	for i := range more {
+		more[i].Index += offset
+	}
+	for i := range fus {
+		fus[i].Interrupted += offset
+		fus[i].FollowUp += offset
+	}
+	return Result{
+		Requests: append(reqs, more...),
+		Scenario: &runfile.Scenario{Name: ScenarioRapidFire, FollowUps: fus},
+	}, err
+}
+
+// RapidFirePrompts returns pairs (interrupted, follow-up) for the
+// rapid-fire scenario. The follow-ups, which are the measured answers, are
+// a stratified sample of their own, so every category is judged on them
+// (given at least as many pairs as categories); the interrupted questions
+// are drawn with another seed.
+func RapidFirePrompts(s *suite.Suite, pairs int, seed uint64) []suite.Prompt {
+	follow := s.Sample(pairs, seed)
+	first := s.Sample(pairs, seed+3)
+	out := make([]suite.Prompt, 0, 2*len(follow))
+	for i := range follow {
+		out = append(out, first[i], follow[i])
+	}
+	return out
+}

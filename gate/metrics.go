@@ -148,6 +148,11 @@ func measureRule(r Rule, g *runfile.Group, views []measure.View) (float64, bool)
 	} else {
 		dist = summaryDist(g, b.metric)
 	}
+	if r.Stat == "count" {
+		// How many values there were is data even when there were none,
+		// as long as the scope had requests.
+		return float64(dist.Count), g.Requests > 0
+	}
 	if dist.Count == 0 {
 		return 0, false
 	}

@@ -1,0 +1,234 @@
+package measure_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tokenpulse/tokenpulse/compare"
+	"github.com/tokenpulse/tokenpulse/gate"
+	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
+)
+
+// richRun is a run with every kind of request a scope rule must sort:
+// cold, warm-up, aborted on purpose (with extreme times that would show
+// if they leaked into a figure), failed, and successful requests counted
+// per event, by usage total and not at all, over three categories, one of
+// which failed entirely.
+func richRun(seed uint64) *runfile.Run {
+	r := rand.New(rand.NewPCG(seed, 7))
+	run := &runfile.Run{SchemaVersion: runfile.SchemaVersion, Config: runfile.Config{FrameHz: 60, RenderBatchMS: 16}}
+	add := func(q runfile.Request) {
+		q.Index = len(run.Requests)
+		q.RequestID = fmt.Sprintf("req-%03d", q.Index)
+		q.PromptID = fmt.Sprintf("%s-%02d", q.Category, q.Index)
+		run.Requests = append(run.Requests, q)
+	}
+	stream := func(cat string, ttftMS, itlMS float64, events, perEvent int, source string) runfile.Request {
+		q := runfile.Request{Category: cat, Status: 200, FinishReason: "stop"}
+		t := ttftMS
+		for i := range events {
+			if i > 0 {
+				t += itlMS * float64(perEvent) * (0.7 + 0.6*r.Float64())
+				if r.IntN(15) == 0 {
+					t += 150 * r.Float64() // a stall
+				}
+			}
+			q.TokenTimesNS = append(q.TokenTimesNS, int64(t*1e6))
+		}
+		q.TTFTNS = q.TokenTimesNS[0]
+		q.E2ENS = q.TokenTimesNS[events-1] + 2e6
+		q.ContentEvents = events
+		q.OutputTokens = events * perEvent
+		q.TokenSource = source
+		if source == "events" && perEvent > 1 {
+			q.TokenCounts = slices.Repeat([]int{perEvent}, events)
+		}
+		return q
+	}
+	cold := stream("short", 900, 25, 12, 1, "usage")
+	cold.Cold = true
+	add(cold)
+	w := stream("short", 400, 30, 10, 1, "usage")
+	w.Warmup = true
+	add(w)
+	for i := range 36 {
+		cat := []string{"short", "long", "complex"}[i%3]
+		per, source := 1, "usage"
+		switch i % 4 {
+		case 1:
+			per, source = 4, "events" // per-event counts
+		case 2:
+			per, source = 3, "usage" // batched, total only
+		case 3:
+			source = "" // no count at all
+		}
+		add(stream(cat, 120+80*r.Float64(), 15+10*r.Float64(), 8+r.IntN(30), per, source))
+		if i%7 == 0 {
+			add(runfile.Request{Category: cat, Status: 500, Error: "http 500: boom", ErrorKind: "http"})
+		}
+		if i%5 == 0 {
+			a := stream(cat, 9000, 3000, 5, 1, "usage")
+			a.Aborted = true
+			add(a)
+		}
+	}
+	for range 3 {
+		add(runfile.Request{Category: "doomed", Status: 503, Error: "http 503: overloaded", ErrorKind: "http"})
+	}
+	measure.Summarize(run)
+	return run
+}
+
+// summaryField is DESIGN's mapping of metric.stat onto the summary: the
+// figure every other package must agree with.
+func summaryField(g runfile.Group, metric, stat string) (float64, bool) {
+	var d stats.Distribution
+	switch metric {
+	case "ttft":
+		d = g.TTFTMs
+	case "e2e":
+		d = g.E2EMs
+	case "visible_ttft":
+		d = g.VisibleTTFTMs
+	case "gap":
+		d = g.GapMs
+	case "visible_gap":
+		d = g.VisibleGapMs
+	case "tpot_std":
+		d = g.TPOTStdMs
+	case "tpot":
+		switch stat {
+		case "mean", "min", "max", "count":
+			d = g.TPOTMs
+		default:
+			d = g.TokenIntervalMs
+		}
+	case "errors":
+		if stat == "count" {
+			return float64(g.Errors), g.Requests > 0
+		}
+		return 100 * g.ErrorRate(), g.Requests > 0
+	case "tokens_per_event":
+		return g.TokensPerEvent, g.TokensPerEvent > 0
+	default:
+		panic("unknown metric " + metric)
+	}
+	if stat == "count" {
+		return float64(d.Count), g.Requests > 0
+	}
+	if d.Count == 0 {
+		return 0, false
+	}
+	v, _ := d.Field(stat)
+	return v, true
+}
+
+func groupOf(run *runfile.Run, scope string) runfile.Group {
+	switch {
+	case scope == "overall":
+		return run.Summary.Overall
+	case scope == "cold":
+		return *run.Summary.Cold
+	}
+	return run.Summary.Categories[strings.TrimPrefix(scope, "category:")]
+}
+
+var distStats = []string{"count", "mean", "std", "min", "p50", "p90", "p95", "p99", "max"}
+
+// TestEveryMetricAgrees walks every metric and scope through the summary,
+// the gate and compare, and checks that each reports the same figure.
+func TestEveryMetricAgrees(t *testing.T) {
+	run := richRun(1)
+	scopes := []string{"overall", "cold", "category:short", "category:long", "category:complex", "category:doomed"}
+	if got := measure.Measured(run); len(got) != len(scopes) {
+		t.Fatalf("measured scopes %v, want %v", got, scopes)
+	}
+	var rules []gate.Rule
+	type key struct{ scope, metric, stat string }
+	var keys []key
+	for _, m := range gate.Metrics() {
+		sts := distStats
+		switch m {
+		case "errors":
+			sts = []string{"rate", "count"}
+		case "tokens_per_event":
+			sts = []string{"mean"}
+		}
+		for _, sc := range scopes {
+			for _, st := range sts {
+				unit, limit := "ms", "1e12"
+				switch {
+				case m == "errors" && st == "rate":
+					unit, limit = "%", "100"
+				case st == "count" || m == "tokens_per_event":
+					unit = ""
+				}
+				rules = append(rules, gate.MustParse(fmt.Sprintf("[%s] %s.%s <= %s%s", sc, m, st, limit, unit)))
+				keys = append(keys, key{sc, m, st})
+			}
+		}
+	}
+	verdicts := gate.Judge(run, rules)
+	if len(verdicts) != len(keys) {
+		t.Fatalf("%d verdicts for %d rules", len(verdicts), len(keys))
+	}
+	gateValue := map[key]runfile.Verdict{}
+	judged := 0
+	for i, k := range keys {
+		v := verdicts[i]
+		gateValue[k] = v
+		want, ok := summaryField(groupOf(run, k.scope), k.metric, k.stat)
+		switch {
+		case !ok && v.Judged():
+			t.Errorf("[%s] %s.%s: the summary has no value but the gate judged %v", k.scope, k.metric, k.stat, v.Value)
+		case ok && !v.Judged():
+			t.Errorf("[%s] %s.%s: the summary says %v but the gate found no data (%s)", k.scope, k.metric, k.stat, want, v.NoData)
+		case ok && math.Abs(v.Value-want) > 1e-9*math.Max(1, math.Abs(want)):
+			t.Errorf("[%s] %s.%s: gate %v, summary %v", k.scope, k.metric, k.stat, v.Value, want)
+		case ok:
+			judged++
+		}
+	}
+	if judged < len(keys)/2 {
+		t.Errorf("only %d of %d figures had data: the run does not exercise the scopes", judged, len(keys))
+	}
+	// The scope whose requests all failed has no figure but its errors.
+	if v := gateValue[key{"category:doomed", "ttft", "p95"}]; v.Judged() {
+		t.Errorf("a scope with no success was judged at %v", v.Value)
+	}
+	if v := gateValue[key{"category:doomed", "errors", "rate"}]; !v.Judged() || v.Value != 100 {
+		t.Errorf("the failed scope's error rate: %+v, want judged at 100%%", v)
+	}
+
+	// compare's figures are the same figures, on both sides.
+	other := richRun(2)
+	rep := compare.Runs(run, other, compare.DefaultOptions())
+	if len(rep.Changes) == 0 {
+		t.Fatal("compare found nothing to compare")
+	}
+	for _, c := range rep.Changes {
+		metric, stat, _ := strings.Cut(c.Metric, ".")
+		for side, r := range map[string]*runfile.Run{"base": run, "new": other} {
+			got := c.Base
+			if side == "new" {
+				got = c.New
+			}
+			want, ok := summaryField(groupOf(r, c.Scope), metric, stat)
+			if ok && math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("compare %s %s %s = %v, summary %v", side, c.Scope, c.Metric, got, want)
+			}
+		}
+	}
+
+	// Nothing aborted or warm-up leaks into a figure: the aborted answers
+	// took 9 s to start and 3 s between tokens.
+	if o := run.Summary.Overall; o.TTFTMs.Max > 1000 || o.GapMs.Max > 1000 {
+		t.Errorf("an aborted or warm-up request leaked into overall: ttft max %v, gap max %v", o.TTFTMs.Max, o.GapMs.Max)
+	}
+}

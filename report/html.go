@@ -41,6 +41,12 @@ type htmlView struct {
 	Columns      []string
 	Rows         []tableRowView
 	BatchNotes   []string
+	// PerEventNote names the scopes whose TPOT is per event (no token
+	// counts); "" when none.
+	PerEventNote string
+	// Comparison is the comparison with an earlier run, nil when none
+	// was asked.
+	Comparison *comparisonView
 	ColdColumns  []string
 	ColdRows     []tableRowView
 	ColdStart    string
@@ -76,6 +82,23 @@ type verdictView struct {
 	Passed                            bool
 	Rule, Scope, Source, Value, Limit string
 	Offenders                         []offenderView
+	// NotJudged is "not judged: no data (why)" for a rule whose scope
+	// had no data; Passed then means nothing.
+	NotJudged string
+}
+
+// comparisonView is the comparison with an earlier run.
+type comparisonView struct {
+	Title, Result, Method string
+	Regressed             bool
+	Columns               []string
+	Rows                  []comparisonRowView
+	Notes                 []string
+}
+
+type comparisonRowView struct {
+	Cells     []string
+	Regressed bool
 }
 
 // offenderView is one offender of a verdict, in parts that the page keeps
@@ -113,19 +136,25 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	case len(r.Verdicts) == 0:
 		v.NoVerdicts = true
 		v.Banner = "No thresholds were set for this run"
+	case len(notJudged(r)) == len(r.Verdicts):
+		v.NoVerdicts = true
+		v.Banner = "NOT JUDGED: " + verdictHeadline(r)
 	case v.Pass:
-		v.Banner = fmt.Sprintf("PASS: all %d thresholds held", len(r.Verdicts))
+		v.Banner = "PASS: " + verdictHeadline(r)
 	default:
-		v.Banner = fmt.Sprintf("FAIL: %d of %d thresholds crossed", len(crossed), len(r.Verdicts))
+		v.Banner = "FAIL: " + verdictHeadline(r)
 	}
 	for _, x := range r.Verdicts {
 		vv := verdictView{Passed: x.Passed, Rule: x.Rule, Scope: x.Scope, Source: x.Source,
 			Value: fmtValue(x.Value, x.Unit), Limit: fmtLimit(x.Limit, x.Unit)}
+		if !x.Judged() {
+			vv.Passed, vv.NotJudged, vv.Value = false, notJudgedLine(x), "-"
+		}
 		for _, off := range x.Offenders {
 			vv.Offenders = append(vv.Offenders, offenderView{orDash(off.PromptID), orDash(off.RequestID), off.Index, offenderValue(r, x, off)})
 		}
 		v.Verdicts = append(v.Verdicts, vv)
-		if !x.Passed {
+		if x.Failed() {
 			v.Crossed = append(v.Crossed, vv)
 		}
 	}
@@ -152,6 +181,25 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		if measure.Batched(g.G) {
 			v.BatchNotes = append(v.BatchNotes, batchWarning(g.Name, g.G))
 		}
+	}
+	v.PerEventNote = perEventOnlyNote(r)
+	if c := r.Comparison; c != nil {
+		cv := &comparisonView{Title: comparisonTitle(c), Result: comparisonResult(c), Regressed: c.Regressions > 0, Notes: c.Notes}
+		if c.Skipped == "" {
+			cv.Method = comparisonMethod(c)
+			cv.Columns = []string{"scope", "metric", "base", "new", "delta", "p", "verdict"}
+			for _, x := range c.Changes {
+				rel := ""
+				if x.Base != 0 {
+					rel = fmt.Sprintf(" (%+.1f%%)", x.Relative*100)
+				}
+				cv.Rows = append(cv.Rows, comparisonRowView{Regressed: x.Regressed(), Cells: []string{
+					x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit),
+					fmt.Sprintf("%+.2f%s", x.Delta, rel), pValue(x), x.Status,
+				}})
+			}
+		}
+		v.Comparison = cv
 	}
 
 	v.ColdColumns = []string{"reqs", "errors", "ttft p50", "ttft max", "vis ttft p50", "gap p50", "gap max", "e2e p50"}

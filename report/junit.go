@@ -40,8 +40,12 @@ type (
 		Name      string        `xml:"name,attr"`
 		Classname string        `xml:"classname,attr"`
 		Time      string        `xml:"time,attr"`
+		Skipped   *junitSkipped `xml:"skipped,omitempty"`
 		Failure   *junitFailure `xml:"failure,omitempty"`
 		SystemOut string        `xml:"system-out,omitempty"`
+	}
+	junitSkipped struct {
+		Message string `xml:"message,attr"`
 	}
 	junitFailure struct {
 		Message string `xml:"message,attr"`
@@ -54,8 +58,12 @@ type (
 // test case per threshold and scope (classname = the scope, name = the
 // rule). A crossed threshold is a failure whose message gives the value
 // and the limit and whose text names each offending prompt, request and
-// value. The run's context (target, model, device, tool) goes in the
-// suite's properties.
+// value; a threshold not judged (its scope had no data) is skipped, with
+// the reason. The run's context (target, model, device, tool) goes in the
+// suite's properties. When the run was compared with an earlier one, a
+// second suite "tokenpulse.comparison" has one test case per scope and
+// metric compared, a regression being a failure; a comparison asked for
+// and not made is one skipped test case saying why.
 func JUnit(w io.Writer, r *runfile.Run) error {
 	s := junitSuite{
 		Name:     "tokenpulse",
@@ -87,9 +95,14 @@ func JUnit(w io.Writer, r *runfile.Run) error {
 		if v.Source != "" {
 			line += " (from " + v.Source + ")"
 		}
-		if v.Passed {
+		switch {
+		case !v.Judged():
+			s.Skipped++
+			c.Skipped = &junitSkipped{Message: v.Rule + " " + notJudgedLine(v)}
+			c.SystemOut = fmt.Sprintf("%s on %s: %s, limit %s", ruleMetricName(v.Rule), v.Scope, notJudgedLine(v), fmtLimit(v.Limit, v.Unit))
+		case v.Passed:
 			c.SystemOut = line
-		} else {
+		default:
 			s.Failures++
 			var b strings.Builder
 			b.WriteString(line + "\n")
@@ -112,6 +125,12 @@ func JUnit(w io.Writer, r *runfile.Run) error {
 	}
 	s.Tests = len(s.Cases)
 	doc := junitSuites{Name: "tokenpulse", Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	if r.Comparison != nil {
+		cs := junitComparison(r.Comparison, s)
+		doc.Tests += cs.Tests
+		doc.Failures += cs.Failures
+		doc.Suites = append(doc.Suites, cs)
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -131,4 +150,43 @@ func ruleMetricName(rule string) string {
 		return rule[:i]
 	}
 	return rule
+}
+
+// junitComparison is the suite of the comparison with an earlier run.
+func junitComparison(c *runfile.Comparison, main junitSuite) junitSuite {
+	s := junitSuite{Name: "tokenpulse.comparison", Time: "0", Timestamp: main.Timestamp, Hostname: main.Hostname}
+	for _, p := range []junitProperty{
+		{"against", c.Against},
+		{"base", c.Base},
+		{"result", comparisonResult(c)},
+	} {
+		if p.Value != "" {
+			s.Properties = append(s.Properties, p)
+		}
+	}
+	if c.Skipped != "" {
+		s.Skipped++
+		s.Cases = append(s.Cases, junitCase{Name: "comparison", Classname: "comparison", Time: "0",
+			Skipped: &junitSkipped{Message: "not compared: " + c.Skipped}})
+		s.Tests = len(s.Cases)
+		return s
+	}
+	for _, x := range c.Changes {
+		jc := junitCase{Name: x.Metric, Classname: "comparison." + x.Scope, Time: "0"}
+		line := changeLine(x) + ": " + x.Status
+		switch {
+		case x.Regressed():
+			s.Failures++
+			jc.Failure = &junitFailure{Message: "regression: " + changeLine(x), Type: "regression",
+				Text: line + "\n" + comparisonTitle(c) + "\n" + comparisonMethod(c) + " (" + x.Test + ")\n"}
+		case x.Status == "too few samples":
+			s.Skipped++
+			jc.Skipped = &junitSkipped{Message: fmt.Sprintf("too few samples to test (%d base, %d new)", x.NBase, x.NNew)}
+		default:
+			jc.SystemOut = line
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	s.Tests = len(s.Cases)
+	return s
 }

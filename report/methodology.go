@@ -106,8 +106,8 @@ func methodology(r *runfile.Run) []docSection {
 		"`t_token[i]`: the arrival of the i-th output token, the instant the SSE decoder has read the blank line that terminates the i-th event whose delta carries non-empty content. Role-only and usage-only chunks are not tokens; reasoning deltas count as tokens and are flagged.",
 		"TTFT = `t_token[0] − t_start`: from before the body is serialised to the first content event decoded. E2E = `t_last_event − t_start`.",
 		"Gaps (inter-token latency) = `t_token[i] − t_token[i−1]` for i ≥ 1. Gap statistics pool every gap of every successful warm request of a scope; the max gap is the worst stall a reader sees.",
-		"TPOT = `(t_token[n−1] − t_token[0]) / (n − 1)` over a request's n output tokens, undefined for n < 2; the TPOT std is the sample standard deviation of that request's gaps.",
-		"Tokens per event = output tokens ÷ content events. Where it exceeds 1 the endpoint batches tokens and every gap figure is per event, not per token.",
+		"TPOT = `(t_last_event − t_first_event) / (output tokens − tokens of the first event)`: the time per output token after the first event, undefined when no token follows it. It is per token where the token counts are known (the server's per-event counts, or its usage total spread over the events); where no count was given, one token per event is assumed and TPOT and every per-token figure are per event. The TPOT std and percentiles are those of the per-token intervals (each gap divided by the tokens of the event that ended it).",
+		"Gap figures are always per event: the time between two content events, whatever each carried. Tokens per event = output tokens ÷ content events; where it exceeds 1 the endpoint batches tokens and gaps are not per token.",
 		"Percentiles (p50, p90, p95, p99) use linear interpolation between closest ranks, numpy's default `linear` method: the value at rank `h = (n − 1) · p / 100`, interpolated between `floor(h)` and `ceil(h)`.",
 		"Standard deviations are sample standard deviations (divisor n − 1).",
 		"Aggregates report, per category and overall, the count, mean, std, min, p50, p90, p95, p99 and max. Failed requests count as errors and add no times.",
@@ -214,8 +214,43 @@ func methodology(r *runfile.Run) []docSection {
 		}
 	}
 	if len(th) > 0 || len(r.Verdicts) > 0 {
-		para := fmt.Sprintf("%d of %d verdicts crossed their threshold.", len(failed(r)), len(r.Verdicts))
-		out = append(out, docSection{Title: "Thresholds", Paras: []string{para}, Items: th})
+		paras := []string{fmt.Sprintf("%d of %d verdicts crossed their threshold.", len(failed(r)), len(r.Verdicts))}
+		if nj := notJudged(r); len(nj) > 0 {
+			var parts []string
+			for _, v := range nj {
+				parts = append(parts, "`"+v.Rule+"` on "+v.Scope+": "+notJudgedLine(v))
+			}
+			what := fmt.Sprintf("%d verdicts were", len(nj))
+			if len(nj) == 1 {
+				what = "1 verdict was"
+			}
+			paras = append(paras, what+" not judged, because the scope had nothing to measure; a rule not judged neither passes nor fails: "+strings.Join(parts, "; ")+".")
+		}
+		out = append(out, docSection{Title: "Thresholds", Paras: paras, Items: th})
+	}
+
+	// Comparison.
+	if c := r.Comparison; c != nil {
+		sec := docSection{Title: "Comparison with an earlier run"}
+		if c.Skipped != "" {
+			sec.Paras = []string{fmt.Sprintf("A comparison with an earlier run was asked for (`--against %s`) and not made: %s.", c.Against, c.Skipped)}
+		} else {
+			base := orDash(c.Base)
+			if s := baseStarted(c); s != "" && !strings.Contains(base, s) {
+				base += ", started " + s
+			}
+			sec.Paras = []string{
+				fmt.Sprintf("The run was compared with %s (`--against %s`), a run of the same target, model and device made with the same suite, API, maximum output tokens, concurrency, arrival and scenario, unless a note below says otherwise. Per scope and metric, %s.", base, c.Against, comparisonMethod(c)),
+				"Result: " + comparisonResult(c) + ".",
+			}
+			for _, x := range regressions(c) {
+				sec.Items = append(sec.Items, "Regression: "+changeLine(x))
+			}
+		}
+		for _, n := range c.Notes {
+			sec.Items = append(sec.Items, "Note: "+n)
+		}
+		out = append(out, sec)
 	}
 
 	// Reproduce.

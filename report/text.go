@@ -35,6 +35,7 @@ func Text(w io.Writer, r *runfile.Run, o Options) error {
 	t.table(r)
 	t.scenario(r)
 	t.verdicts(r)
+	t.comparison(r)
 	t.experience(r)
 	t.warnings(r)
 	return bw.Flush()
@@ -152,7 +153,7 @@ func (t *textWriter) table(r *runfile.Run) {
 	for _, g := range gs {
 		width = max(width, len(g.Name))
 	}
-	t.printf("\nwarm requests (times in ms; gaps pooled over every request of the scope)\n")
+	t.printf("\nwarm requests (times in ms; %s)\n", tableLegend)
 	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "%-*s\t%s\t\n", width, "scope", strings.Join(tableColumns, "\t"))
 	for _, g := range gs {
@@ -164,26 +165,32 @@ func (t *textWriter) table(r *runfile.Run) {
 			t.printf("%s %s\n", t.paint(ansiRed, "!"), batchWarning(g.Name, g.G))
 		}
 	}
+	if note := perEventOnlyNote(r); note != "" {
+		t.printf("%s %s\n", t.paint(ansiRed, "!"), note)
+	}
 }
 
 func (t *textWriter) verdicts(r *runfile.Run) {
 	if len(r.Verdicts) == 0 {
 		return
 	}
-	n := len(failed(r))
-	head := fmt.Sprintf("verdicts: all %d thresholds held", len(r.Verdicts))
-	if n > 0 {
-		head = t.paint(ansiRed, fmt.Sprintf("verdicts: %d of %d thresholds crossed", n, len(r.Verdicts)))
+	head := "verdicts: " + verdictHeadline(r)
+	if len(failed(r)) > 0 {
+		head = t.paint(ansiRed, head)
 	}
 	t.printf("\n%s\n", head)
 	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', 0)
 	for _, v := range r.Verdicts {
+		if !v.Judged() {
+			fmt.Fprintf(tw, "  – %s\t%s\t%s, limit %s\n", v.Rule, v.Scope, notJudgedLine(v), fmtLimit(v.Limit, v.Unit))
+			continue
+		}
 		mark := t.paint(ansiGreen, "✓")
-		if !v.Passed {
+		if v.Failed() {
 			mark = t.paint(ansiRed, "✗")
 		}
 		fmt.Fprintf(tw, "  %s %s\t%s\t%s vs limit %s", mark, v.Rule, v.Scope, fmtValue(v.Value, v.Unit), fmtLimit(v.Limit, v.Unit))
-		if !v.Passed && len(v.Offenders) > 0 {
+		if v.Failed() && len(v.Offenders) > 0 {
 			fmt.Fprintf(tw, "\toffenders: %s", offenderList(r, v, 3))
 		}
 		fmt.Fprintln(tw)
@@ -229,4 +236,24 @@ func (t *textWriter) scenario(r *runfile.Run) {
 		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
 	}
 	tw.Flush()
+}
+
+// comparison shows the comparison with an earlier run: its result, each
+// regression, and its notes.
+func (t *textWriter) comparison(r *runfile.Run) {
+	c := r.Comparison
+	if c == nil {
+		return
+	}
+	head := comparisonTitle(c) + ": " + comparisonResult(c)
+	if c.Regressions > 0 {
+		head = t.paint(ansiRed, head)
+	}
+	t.printf("\n%s\n", head)
+	for _, x := range regressions(c) {
+		t.printf("  %s %s\n", t.paint(ansiRed, "✗"), changeLine(x))
+	}
+	for _, n := range c.Notes {
+		t.printf("  note: %s\n", n)
+	}
 }

@@ -1,0 +1,158 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/runfile"
+)
+
+// notJudgedLine is how every report shows a verdict whose scope had no
+// data: "not judged: no data (all 3 requests of overall failed)", never a
+// value of 0.
+func notJudgedLine(v runfile.Verdict) string {
+	reason := strings.TrimSpace(v.NoData)
+	if rest, ok := strings.CutPrefix(reason, "no data:"); ok {
+		reason = strings.TrimSpace(rest)
+	} else if rest, ok := strings.CutPrefix(reason, "no data"); ok {
+		reason = strings.TrimSpace(rest)
+	}
+	if reason == "" {
+		return "not judged: no data"
+	}
+	return "not judged: no data (" + reason + ")"
+}
+
+// notJudged returns the verdicts that were not judged, in run order.
+func notJudged(r *runfile.Run) []runfile.Verdict {
+	var out []runfile.Verdict
+	for _, v := range r.Verdicts {
+		if !v.Judged() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// verdictHeadline is "all 4 thresholds held", "2 of 4 thresholds
+// crossed", with ", 1 not judged (no data)" when some were not.
+func verdictHeadline(r *runfile.Run) string {
+	n, skipped := len(failed(r)), len(notJudged(r))
+	judged := len(r.Verdicts) - skipped
+	var s string
+	switch {
+	case n > 0:
+		s = fmt.Sprintf("%d of %d thresholds crossed", n, len(r.Verdicts))
+	case judged == 0:
+		return fmt.Sprintf("none of %d thresholds judged (no data)", len(r.Verdicts))
+	case skipped == 0:
+		s = fmt.Sprintf("all %d thresholds held", len(r.Verdicts))
+	default:
+		s = fmt.Sprintf("%d of %d thresholds held", judged, len(r.Verdicts))
+	}
+	if skipped > 0 {
+		s += fmt.Sprintf(", %d not judged (no data)", skipped)
+	}
+	return s
+}
+
+// perEventOnlyNote is the note a report shows once when some scopes
+// rest on no token count: "no token counts: TPOT and per-token figures
+// are per event (overall, short)"; "" when every scope had counts.
+func perEventOnlyNote(r *runfile.Run) string {
+	var names []string
+	for _, g := range groups(r) {
+		if measure.PerEventOnly(g.G) {
+			names = append(names, g.Name)
+		}
+	}
+	if c := r.Summary.Cold; c != nil && measure.PerEventOnly(*c) {
+		names = append(names, "cold")
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "no token counts: TPOT and per-token figures are per event (" + strings.Join(names, ", ") + ")"
+}
+
+// tableLegend says what the per-scope table's TPOT and gap figures are
+// per.
+const tableLegend = "TPOT is per output token; gaps are per event (between content events), pooled over every request of the scope"
+
+// comparisonTitle names the comparison: "comparison with history run 2
+// (2026-11-29T10:00:00Z), --against last".
+func comparisonTitle(c *runfile.Comparison) string {
+	s := "comparison"
+	if c.Base != "" {
+		s += " with " + c.Base
+	}
+	if c.Against != "" {
+		s += " (--against " + c.Against + ")"
+	}
+	return s
+}
+
+// comparisonResult is one line: "1 regression of 24 figures compared",
+// "no regression in 24 figures compared", or "not made: WHY".
+func comparisonResult(c *runfile.Comparison) string {
+	if c.Skipped != "" {
+		return "not made: " + c.Skipped
+	}
+	tested := 0
+	for _, x := range c.Changes {
+		if x.Status != "too few samples" {
+			tested++
+		}
+	}
+	if c.Regressions == 0 {
+		return fmt.Sprintf("no regression in %d figures compared (%d tested)", len(c.Changes), tested)
+	}
+	return fmt.Sprintf("%s in %d figures compared (%d tested)", plural(c.Regressions, "regression"), len(c.Changes), tested)
+}
+
+// comparisonMethod says how a change was judged.
+func comparisonMethod(c *runfile.Comparison) string {
+	return fmt.Sprintf("a regression is worse by more than %s%% (at least %s ms; 1 percentage point for errors) with p < %s: Mann-Whitney U on the raw per-request TTFTs, gaps and per-request figures, Fisher's exact test on error counts",
+		strconv.FormatFloat(c.Tolerance*100, 'g', -1, 64), strconv.FormatFloat(c.FloorMS, 'g', -1, 64), strconv.FormatFloat(c.Alpha, 'g', -1, 64))
+}
+
+// changeLine is "category:complex gap.max: 25.0 ms → 40.0 ms (+60.0%, p <1e-4)".
+func changeLine(x runfile.Change) string {
+	rel := ""
+	if x.Base != 0 {
+		rel = fmt.Sprintf("%+.1f%%, ", x.Relative*100)
+	}
+	return fmt.Sprintf("%s %s: %s → %s (%sp %s)", x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit), rel, pValue(x))
+}
+
+func pValue(x runfile.Change) string {
+	if x.Status == "too few samples" {
+		return "-"
+	}
+	if x.P < 1e-4 {
+		return "<1e-4"
+	}
+	return strconv.FormatFloat(x.P, 'f', 4, 64)
+}
+
+// regressions returns the comparison's regressions.
+func regressions(c *runfile.Comparison) []runfile.Change {
+	var out []runfile.Change
+	for _, x := range c.Changes {
+		if x.Regressed() {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// baseStarted formats the base's start for the methodology.
+func baseStarted(c *runfile.Comparison) string {
+	if c.BaseStartedAt.IsZero() {
+		return ""
+	}
+	return c.BaseStartedAt.UTC().Format(time.RFC3339)
+}

@@ -31,22 +31,22 @@ func HTML(w io.Writer, r *runfile.Run, o Options) error {
 }
 
 type htmlView struct {
-	Title        string
-	Pass         bool
-	NoVerdicts   bool
-	Banner       string
-	Crossed      []verdictView
-	Interrupted  bool
-	Facts        [][2]string
-	Columns      []string
-	Rows         []tableRowView
-	BatchNotes   []string
+	Title       string
+	Pass        bool
+	NoVerdicts  bool
+	Banner      string
+	Crossed     []verdictView
+	Interrupted bool
+	Facts       [][2]string
+	Columns     []string
+	Rows        []tableRowView
+	BatchNotes  []string
 	// PerEventNote names the scopes whose TPOT is per event (no token
 	// counts); "" when none.
 	PerEventNote string
 	// Comparison is the comparison with an earlier run, nil when none
 	// was asked.
-	Comparison *comparisonView
+	Comparison   *comparisonView
 	ColdColumns  []string
 	ColdRows     []tableRowView
 	ColdStart    string

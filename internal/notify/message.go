@@ -61,6 +61,9 @@ type Alert struct {
 	// Offenders are the requests that broke a crossed threshold, one entry
 	// per request, in prompt order.
 	Offenders []Offender `json:"offenders"`
+	// NotJudged are the thresholds whose scope had no data: neither
+	// passed nor crossed, never a value of 0.
+	NotJudged []NotJudged `json:"not_judged,omitempty"`
 	// Regressions are compare's findings against the baseline run.
 	Regressions []string `json:"regressions"`
 	// ReportURL is the link to the HTML report ("" when not published).
@@ -76,6 +79,29 @@ type Crossed struct {
 	Unit  string  `json:"unit,omitempty"`
 	// Prompts are the offending prompt ids, without repeats.
 	Prompts []string `json:"prompts,omitempty"`
+}
+
+// NotJudged is a threshold that was not judged because its scope had no
+// data.
+type NotJudged struct {
+	Rule  string `json:"rule"`
+	Scope string `json:"scope"`
+	// Reason says why ("no data: all 3 requests of overall failed").
+	Reason string `json:"reason"`
+}
+
+// Line is "ttft.p95 < 250ms [overall]: not judged: no data (all 3
+// requests of overall failed)".
+func (n NotJudged) Line() string {
+	reason := strings.TrimSpace(n.Reason)
+	if rest, ok := strings.CutPrefix(reason, "no data:"); ok {
+		reason = strings.TrimSpace(rest)
+	}
+	s := fmt.Sprintf("%s [%s]: not judged: no data", n.Rule, n.Scope)
+	if reason != "" && reason != "no data" {
+		s += " (" + reason + ")"
+	}
+	return s
 }
 
 // Offender is a request that broke a crossed threshold.
@@ -94,13 +120,14 @@ type Offender struct {
 }
 
 // ShouldAlert reports whether the run deserves an alert: a threshold was
-// crossed or compare found a regression.
+// crossed or compare found a regression. A threshold not judged (no
+// data) alone is no reason to alert.
 func ShouldAlert(run *runfile.Run, regressions []string) bool {
 	if len(regressions) > 0 {
 		return true
 	}
 	for _, v := range run.Verdicts {
-		if !v.Passed {
+		if v.Failed() {
 			return true
 		}
 	}
@@ -127,6 +154,10 @@ func Build(run *runfile.Run, reportURL string, regressions []string) Message {
 	}
 	seen := map[string]bool{}
 	for _, v := range run.Verdicts {
+		if !v.Judged() {
+			a.NotJudged = append(a.NotJudged, NotJudged{Rule: v.Rule, Scope: v.Scope, Reason: v.NoData})
+			continue
+		}
 		if v.Passed {
 			continue
 		}
@@ -173,8 +204,14 @@ func summary(a Alert) string {
 	if n := len(a.Regressions); n > 0 {
 		parts = append(parts, plural(n, "regression", "regressions"))
 	}
+	if len(parts) == 0 {
+		parts = append(parts, "no threshold crossed")
+	}
+	if n := len(a.NotJudged); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d not judged (no data)", n))
+	}
 	what := strings.Join(parts, ", ")
-	if what == "" {
+	if what == "no threshold crossed" {
 		what = "all thresholds held"
 	}
 	return fmt.Sprintf("tokenpulse: %s: %s on %s", what, a.Model, a.Device)
@@ -275,6 +312,12 @@ func (a Alert) PlainText() string {
 			b.WriteString("  - " + o.Line() + "\n")
 		}
 	}
+	if len(a.NotJudged) > 0 {
+		b.WriteString("\nThresholds not judged (no data):\n")
+		for _, n := range a.NotJudged {
+			b.WriteString("  - " + n.Line() + "\n")
+		}
+	}
 	if len(a.Regressions) > 0 {
 		b.WriteString("\nRegressions against the last run:\n")
 		for _, r := range a.Regressions {
@@ -319,6 +362,9 @@ func slackText(a Alert) string {
 	for _, r := range listed(a.Regressions, func(s string) string { return s }) {
 		b.WriteString("\n• regression: " + esc(r))
 	}
+	for _, n := range listed(a.NotJudged, NotJudged.Line) {
+		b.WriteString("\n• " + esc(n))
+	}
 	if a.ReportURL != "" {
 		b.WriteString("\nReport: <" + a.ReportURL + "|report.html>")
 	}
@@ -352,6 +398,7 @@ func blocks(a Alert) []Block {
 	section("Thresholds crossed", listed(a.Crossed, Crossed.Line))
 	section("Offending prompts", listed(a.Offenders, Offender.Line))
 	section("Regressions", listed(a.Regressions, func(s string) string { return s }))
+	section("Not judged (no data)", listed(a.NotJudged, NotJudged.Line))
 	if a.ReportURL != "" {
 		out = append(out, Block{Type: "section", Text: &TextObject{Type: "mrkdwn", Text: "<" + a.ReportURL + "|Open the report>"}})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenpulse/tokenpulse/baseline"
 	"github.com/tokenpulse/tokenpulse/compare"
 	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -23,6 +24,7 @@ type compareFlags struct {
 	floor     string
 	alpha     float64
 	against   string
+	any       bool
 	history   string
 	json      bool
 }
@@ -42,9 +44,14 @@ Mann-Whitney U test on the raw per-request TTFTs and per-token gaps (Fisher's
 exact test for errors) gives p < alpha. Any regression makes the command exit
 with code 98.
 
-With --against last the base is the latest run in the history with the same
-target, model and device that started before NEW.json (--against ID picks a
-run by its history id).`,
+With --against last the base is the latest run in the history of the same
+target (URLs compared without their /v1 suffix, trailing slash, default port
+or case of the host), model and device that started before NEW.json,
+finished, had a successful request, and was made with the same suite, API,
+max tokens, concurrency, arrival and scenario; --against ID picks a run by
+its history id. A base made with other settings is refused, naming each
+difference (exit 1); --against-any compares anyway and notes the
+differences. Package baseline holds this policy.`,
 		Example: `  tokenpulse compare base.json run.json
   tokenpulse compare run.json --against last --tolerance 5%`,
 		Args: cobra.RangeArgs(1, 2),
@@ -57,6 +64,7 @@ run by its history id).`,
 	fl.StringVar(&f.floor, "floor", fmt.Sprintf("%gms", def.FloorMS), "absolute change below which a time is never flagged")
 	fl.Float64Var(&f.alpha, "alpha", def.Alpha, "significance level of the test")
 	fl.StringVar(&f.against, "against", "", "compare NEW.json with a recorded run: \"last\" or a history id")
+	fl.BoolVar(&f.any, "against-any", false, "with --against: compare even with a run made with other settings (suite, API, max tokens, concurrency, scenario)")
 	fl.StringVar(&f.history, "history", "", "history file (default: the user's data directory, see 'tokenpulse history')")
 	fl.BoolVar(&f.json, "json", false, "print the comparison as JSON")
 	return cmd
@@ -92,19 +100,22 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 			return err
 		}
 		baseName = args[0]
+	case f.any && f.against == "":
+		return usageErr(errors.New("--against-any goes with --against"))
 	case f.against == "":
 		return usageErr(errors.New("one run file needs --against last (or a history id); or give BASE.json NEW.json"))
 	default:
 		if cur, err = runfile.Load(args[0]); err != nil {
 			return err
 		}
-		base, baseName, err = recordedBase(cmd.Context(), f.history, f.against, cur)
+		base, baseName, _, err = recordedBase(cmd.Context(), f.history, f.against, f.any, cur)
 		if err != nil {
 			return err
 		}
 	}
 
 	rep := compare.Runs(base, cur, opts)
+	rep.Notes = append(baseline.Notes(base, cur), rep.Notes...)
 	out := cmd.OutOrStdout()
 	if f.json {
 		enc := json.NewEncoder(out)
@@ -125,44 +136,57 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 }
 
 // recordedBase finds the base run named by against ("last" or a history
-// id) in the history at historyPath ("" = the default) and names it. When
-// "last" finds no usable earlier run the error is an *errNoEarlierRun.
-func recordedBase(ctx context.Context, historyPath, against string, cur *runfile.Run) (*runfile.Run, string, error) {
+// id) in the history at historyPath ("" = the default), under package
+// baseline's policy (any: --against-any), and names it. When "last" finds
+// no usable earlier run the error is an *errNoBase; when the base's
+// settings differ from cur's, an *errNoBase that names each difference.
+func recordedBase(ctx context.Context, historyPath, against string, any bool, cur *runfile.Run) (*runfile.Run, string, int64, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	s, err := store.Open(historyPath)
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	defer s.Close()
 	var e store.Entry
 	var run *runfile.Run
+	var refusal *baseline.Refusal
 	if against == "last" {
-		e, run, err = s.Previous(ctx, cur)
+		e, run, err = s.Previous(ctx, cur, baseline.Policy{AnyConfig: any})
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, "", &errNoEarlierRun{fmt.Sprintf("no earlier run of %s, model %q, device %q in %s", store.TargetKey(cur.Target), cur.Target.Model, store.DeviceKey(cur.Device), s.Path())}
+			return nil, "", 0, &errNoBase{fmt.Sprintf("no earlier run of %s, model %q, device %q in %s", store.TargetKey(cur.Target), cur.Target.Model, store.DeviceKey(cur.Device), s.Path())}
+		}
+		if errors.As(err, &refusal) {
+			return nil, "", 0, &errNoBase{refusal.Error() + "; pass --against-any to compare anyway"}
 		}
 		if err != nil {
-			return nil, "", err
+			return nil, "", 0, err
 		}
 	} else {
 		id, err := strconv.ParseInt(against, 10, 64)
 		if err != nil {
-			return nil, "", usageErr(fmt.Errorf("--against: want \"last\" or a history id, got %q", against))
+			return nil, "", 0, usageErr(fmt.Errorf("--against: want \"last\" or a history id, got %q", against))
 		}
 		if e, run, err = s.Get(ctx, id); err != nil {
-			return nil, "", fmt.Errorf("%s: %w", s.Path(), err)
+			return nil, "", 0, fmt.Errorf("%s: %w", s.Path(), err)
+		}
+		// A run named by its id is taken even if interrupted, but not
+		// with other settings.
+		if errors.As(baseline.Policy{AnyConfig: any, AllowUnusable: true}.Check(run, cur), &refusal) {
+			refusal.Base = fmt.Sprintf("history run %d", id)
+			return nil, "", 0, &errNoBase{refusal.Error() + "; pass --against-any to compare anyway"}
 		}
 	}
-	return run, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), nil
+	return run, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), e.ID, nil
 }
 
-// errNoEarlierRun says that the history holds no run to compare with: not
-// a failure for a run that judges thresholds anyway.
-type errNoEarlierRun struct{ msg string }
+// errNoBase says that the history holds no run to compare with, or only
+// one made with other settings: not a failure for a run that judges
+// thresholds anyway.
+type errNoBase struct{ msg string }
 
-func (e *errNoEarlierRun) Error() string { return e.msg }
+func (e *errNoBase) Error() string { return e.msg }
 
 // compareFraction reads "10%" as 0.1 and "0.1" as 0.1.
 func compareFraction(s string) (float64, error) {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/internal/mock"
 	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -156,7 +158,7 @@ func TestCompareAgainstLast(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("history: exit %d, output:\n%s", code, out)
 	}
-	if strings.Count(out, "http://127.0.0.1:9/v1  model mock  device bench-host") != 1 {
+	if strings.Count(out, "http://127.0.0.1:9  model mock  device bench-host") != 1 {
 		t.Errorf("history: want one group heading, got:\n%s", out)
 	}
 	i3, i2, i1 := strings.Index(out, "\n  3 "), strings.Index(out, "\n  2 "), strings.Index(out, "\n  1 ")
@@ -172,10 +174,146 @@ func TestCompareAgainstLast(t *testing.T) {
 		t.Errorf("history of another target: got:\n%s", out)
 	}
 	out, _ = cliRun(t, "history", "--history", hist, "--json")
-	if !strings.Contains(out, `"ID": 3`) || !strings.Contains(out, `"TargetURL": "http://127.0.0.1:9/v1"`) {
+	if !strings.Contains(out, `"ID": 3`) || !strings.Contains(out, `"TargetURL": "http://127.0.0.1:9"`) {
 		t.Errorf("history --json: got:\n%.400s", out)
 	}
 	if _, code := cliRun(t, "history", "--history", hist, "--limit", "-1"); code != exitUsage {
 		t.Errorf("--limit -1: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestCompareAgainstRefusesOtherSettings: --against picks no base made
+// with another suite or max tokens without saying so; it names each
+// difference and --against-any compares anyway, noting them.
+func TestCompareAgainstRefusesOtherSettings(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history.db")
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	_, base := seededRun(t, dir, 1, 20, start)
+	base.Config.Suite, base.Config.MaxTokens = "zh-medical", 256
+	if _, err := store.Record(hist, base); err != nil {
+		t.Fatal(err)
+	}
+	_, cur := seededRun(t, dir, 3, 30, start.Add(time.Minute))
+	cur.Config.Suite, cur.Config.MaxTokens = "en-assistant", 128
+	cur.Target.URL = "http://127.0.0.1:9" // the same target as .../v1
+	curPath := filepath.Join(dir, "cur.json")
+	if err := cur.Write(curPath); err != nil {
+		t.Fatal(err)
+	}
+	out, code := cliRun(t, "compare", curPath, "--against", "last", "--history", hist)
+	for _, want := range []string{
+		"the last run of this target used suite zh-medical, this one en-assistant",
+		"max tokens 256, this one 128",
+		"pass --against-any to compare anyway",
+	} {
+		if code != exitFailure || !strings.Contains(out, want) {
+			t.Errorf("--against last across settings: exit %d (want %d), output lacks %q:\n%s", code, exitFailure, want, out)
+		}
+	}
+	if out, code := cliRun(t, "compare", curPath, "--against", "1", "--history", hist); code != exitFailure || !strings.Contains(out, "history run 1 used suite zh-medical") {
+		t.Errorf("--against 1 across settings: exit %d, output:\n%s", code, out)
+	}
+	out, code = cliRun(t, "compare", curPath, "--against", "last", "--against-any", "--history", hist)
+	if code != exitRegression || !strings.Contains(out, "history run 1 ") || !strings.Contains(out, "the runs differ in suite: base zh-medical, this one en-assistant") {
+		t.Errorf("--against-any: exit %d (want %d), output:\n%s", code, exitRegression, out)
+	}
+	if _, code := cliRun(t, "compare", curPath, "--against-any", "--history", hist); code != exitUsage {
+		t.Errorf("--against-any without --against: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestHistoryShowsNoFigureForRunWithoutSuccess: a run whose requests all
+// failed has no TTFT or gap; history shows "-", not 0.0 ms, and a rule
+// without data is not counted as failed.
+func TestHistoryShowsNoFigureForRunWithoutSuccess(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history.db")
+	_, run := seededRun(t, dir, 1, 20, time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
+	for i := range run.Requests {
+		run.Requests[i] = runfile.Request{Index: i, Category: "short", Error: "boom", ErrorKind: "http", Status: 500}
+	}
+	measure.Summarize(run)
+	run.Verdicts = []runfile.Verdict{
+		{Rule: "ttft.p95 < 250ms", Scope: "overall", Limit: 250, Unit: "ms", NoData: "no data: all 40 requests of overall failed"},
+		{Rule: "errors.rate <= 1%", Scope: "overall", Value: 100, Limit: 1, Unit: "%"},
+	}
+	if _, err := store.Record(hist, run); err != nil {
+		t.Fatal(err)
+	}
+	out, code := cliRun(t, "history", "--history", hist)
+	if code != exitOK {
+		t.Fatalf("history: exit %d:\n%s", code, out)
+	}
+	if strings.Contains(out, "0.0 ms") {
+		t.Errorf("history shows 0.0 ms for a run without a successful request:\n%s", out)
+	}
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "  1 ") {
+			row = l
+		}
+	}
+	if f := strings.Fields(row); len(f) < 11 || f[6] != "-" || f[7] != "-" || f[8] != "-" || f[9] != "-" {
+		t.Errorf("history row = %q, want - for TTFT p50/p95 and gap p95/max", row)
+	}
+	if !strings.Contains(row, "FAIL (1 of 2), 1 not judged (no data)") {
+		t.Errorf("history row = %q, want FAIL (1 of 2), 1 not judged (no data)", row)
+	}
+}
+
+// TestBenchAgainstLastRecordsTheComparison runs bench twice against a
+// mock: the second run, given the URL with /v1, finds the first, and its
+// run.json, junit.xml, report.html and methodology.md hold the
+// comparison; a third with other max tokens is refused by name.
+func TestBenchAgainstLastRecordsTheComparison(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: 5 * time.Millisecond, ITL: time.Millisecond, Tokens: 10, TokensPerEvent: 1})
+	hist := filepath.Join(t.TempDir(), "history.db")
+	suite := writeBenchSuite(t, "30s")
+	bench := func(u, out string, extra ...string) (string, int) {
+		args := append([]string{"bench", "--url", u, "--suite", suite, "-n", "6", "--warmup", "0", "--out", out, "--history", hist, "-q"}, extra...)
+		return cliRun(t, args...)
+	}
+	if text, code := bench(url, t.TempDir()); code != exitOK {
+		t.Fatalf("first run: exit %d:\n%s", code, text)
+	}
+	out := t.TempDir()
+	text, code := bench(url+"/v1/", out, "--against", "last", "--report", "junit,html,md")
+	if code != exitOK && code != exitRegression {
+		t.Fatalf("second run: exit %d:\n%s", code, text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := run.Comparison
+	if c == nil || c.Skipped != "" || c.BaseID != 1 || c.Against != "last" || len(c.Changes) == 0 {
+		t.Fatalf("run.json comparison = %+v, want one against history run 1", c)
+	}
+	for file, want := range map[string]string{
+		"junit.xml":      `name="tokenpulse.comparison"`,
+		"report.html":    `id="comparison"`,
+		"methodology.md": "## Comparison with an earlier run",
+	} {
+		b, err := os.ReadFile(filepath.Join(out, file))
+		if err != nil || !strings.Contains(string(b), want) || !strings.Contains(string(b), "history run 1") {
+			t.Errorf("%s lacks the comparison (%q): %v", file, want, err)
+		}
+	}
+	if !strings.Contains(text, "comparison with history run 1") {
+		t.Errorf("the terminal summary lacks the comparison:\n%s", text)
+	}
+
+	out = t.TempDir()
+	text, code = bench(url, out, "--against", "last", "--max-tokens", "5")
+	if code != exitOK || !strings.Contains(text, "max tokens the server's default, this one 5") {
+		t.Errorf("other max tokens: exit %d (want 0), output lacks the refusal:\n%s", code, text)
+	}
+	run, err = runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Comparison == nil || !strings.Contains(run.Comparison.Skipped, "max tokens the server's default, this one 5") {
+		t.Errorf("run.json comparison = %+v, want the refusal", run.Comparison)
 	}
 }

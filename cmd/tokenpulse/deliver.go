@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tokenpulse/tokenpulse/baseline"
 	"github.com/tokenpulse/tokenpulse/compare"
 	"github.com/tokenpulse/tokenpulse/internal/notify"
 	"github.com/tokenpulse/tokenpulse/internal/publish"
@@ -23,6 +24,7 @@ import (
 // alerts. bench and report share them.
 type deliverFlags struct {
 	against      string
+	againstAny   bool
 	publish      string
 	presign      time.Duration
 	alertWebhook string
@@ -30,10 +32,16 @@ type deliverFlags struct {
 
 	dest *publish.Dest
 	smtp *notify.SMTPConfig
+
+	// compared is set once the comparison was made (compare), and
+	// regressions holds what it found.
+	compared    bool
+	regressions []string
 }
 
 func (d *deliverFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&d.against, "against", "", "compare with a recorded run (\"last\": the latest with the same target, model and device; or a history id); a significant regression exits 98")
+	fl.StringVar(&d.against, "against", "", "compare with a recorded run (\"last\": the latest of the same target, model and device made with the same suite, API, max tokens, concurrency and scenario; or a history id); a significant regression exits 98")
+	fl.BoolVar(&d.againstAny, "against-any", false, "with --against: compare even with a run made with other settings (noted in the comparison)")
 	fl.StringVar(&d.publish, "publish", "", "upload the run file, reports and charts to s3://BUCKET/PREFIX (credentials and endpoint from the AWS_* environment variables)")
 	fl.DurationVar(&d.presign, "publish-presign", 0, "link the alert to a presigned report URL valid this long (for private buckets; at most 168h)")
 	fl.StringVar(&d.alertWebhook, "alert-webhook", "", "post a Slack-compatible JSON alert here when a threshold is crossed or a metric regressed")
@@ -59,6 +67,9 @@ func (d *deliverFlags) check() error {
 		}
 		d.smtp = &cfg
 	}
+	if d.againstAny && d.against == "" {
+		return errors.New("--against-any goes with --against")
+	}
 	if d.against != "" && d.against != "last" {
 		if _, err := strconv.ParseInt(d.against, 10, 64); err != nil {
 			return fmt.Errorf("--against: want \"last\" or a history id, got %q", d.against)
@@ -77,19 +88,16 @@ type deliveryOutcome struct {
 	regressions []string
 }
 
-// deliver compares, publishes and alerts, in that order. It tries every
-// step even when one fails and returns the failures joined; the files in
-// dir are never changed.
+// deliver compares (unless compare already did), publishes and alerts, in
+// that order. It tries every step even when one fails and returns the
+// failures joined; the files in dir are never changed.
 func (d *deliverFlags) deliver(ctx context.Context, stderr io.Writer, run *runfile.Run, dir, historyPath string) (deliveryOutcome, error) {
 	var out deliveryOutcome
 	var errs []error
-	if d.against != "" {
-		regs, err := d.compareWith(ctx, stderr, run, historyPath)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		out.regressions = regs
+	if err := d.compare(ctx, stderr, run, historyPath); err != nil {
+		errs = append(errs, err)
 	}
+	out.regressions = d.regressions
 	reportURL := ""
 	if d.dest != nil {
 		res, err := publish.Upload(ctx, *d.dest, dir, publish.Options{
@@ -128,20 +136,39 @@ func (d *deliverFlags) deliver(ctx context.Context, stderr io.Writer, run *runfi
 	return out, errors.Join(errs...)
 }
 
+// compare compares run with the recorded run --against names, once:
+// it prints the comparison to w and records it in run.Comparison (or why
+// none was made), so that the reports and the run file rendered after it
+// show it. It does nothing without --against. historyPath "" is the
+// default history.
+func (d *deliverFlags) compare(ctx context.Context, w io.Writer, run *runfile.Run, historyPath string) error {
+	if d.against == "" || d.compared {
+		return nil
+	}
+	d.compared = true
+	regs, err := d.compareWith(ctx, w, run, historyPath)
+	d.regressions = regs
+	return err
+}
+
 // compareWith compares run with the recorded run named by --against and
-// prints the comparison. No earlier run is not an error: there is nothing
-// to regress from.
+// prints the comparison. No earlier run, or only one made with other
+// settings, is not an error: there is nothing to regress from; the run
+// file says why nothing was compared.
 func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfile.Run, historyPath string) ([]string, error) {
-	base, name, err := recordedBase(ctx, historyPath, d.against, run)
-	var none *errNoEarlierRun
+	base, name, id, err := recordedBase(ctx, historyPath, d.against, d.againstAny, run)
+	var none *errNoBase
 	if errors.As(err, &none) {
-		fmt.Fprintf(w, "tokenpulse: %s; nothing to compare with\n", none.msg)
+		fmt.Fprintf(w, "tokenpulse: %s; nothing compared\n", none.msg)
+		run.Comparison = baseline.Skipped(d.against, none.msg)
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--against %s: %w", d.against, err)
 	}
 	rep := compare.Runs(base, run, compare.DefaultOptions())
+	rep.Notes = append(baseline.Notes(base, run), rep.Notes...)
+	run.Comparison = baseline.Record(rep, d.against, name, id)
 	fmt.Fprintf(w, "comparing against %s\n", name)
 	if err := rep.WriteText(w); err != nil {
 		return nil, err

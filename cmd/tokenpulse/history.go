@@ -114,9 +114,12 @@ func writeHistory(w io.Writer, path string, es []store.Entry) error {
 			case !e.Passed:
 				verdict = fmt.Sprintf("FAIL (%d of %d)", e.VerdictsFailed, e.Verdicts)
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%d\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\t%s\t\n",
+			if e.VerdictsNotJudged > 0 {
+				verdict += fmt.Sprintf(", %d not judged (no data)", e.VerdictsNotJudged)
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n",
 				e.ID, e.StartedAt.Local().Format(time.DateTime), historyDash(e.Suite), e.Requests, e.Errors,
-				e.TTFTP50MS, e.TTFTP95MS, e.GapP95MS, e.GapMaxMS, verdict)
+				historyMS(e.TTFTP50MS), historyMS(e.TTFTP95MS), historyMS(e.GapP95MS), historyMS(e.GapMaxMS), verdict)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -130,4 +133,13 @@ func historyDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// historyMS formats a headline figure, "-" when the run has none (no
+// successful request, no gap): never 0.0 ms for a figure not measured.
+func historyMS(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f ms", *v)
 }

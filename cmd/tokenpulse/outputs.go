@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -57,26 +58,19 @@ func (o *outputFlags) formats() ([]string, error) {
 	return out, nil
 }
 
-// emit prints the summary to stdout, writes the asked reports to dir,
-// records the run in the history, then compares, publishes and alerts.
+// runFileName is the run file's name in the run directory (bench writes
+// it there before emit).
+const runFileName = "run.json"
+
+// emit compares the run with an earlier one (--against), prints the
+// summary to stdout, writes the asked reports to dir, records the run in
+// the history, then publishes and alerts. The comparison comes first so
+// that the summary, the reports, the history and dir/run.json (rewritten
+// when a comparison was asked) all hold it.
 func (o *outputFlags) emit(ctx context.Context, stdout, stderr io.Writer, run *runfile.Run, dir string) (deliveryOutcome, error) {
-	opts := report.Options{Color: o.color}
-	if err := report.Text(stdout, run, opts); err != nil {
-		return deliveryOutcome{}, err
-	}
 	formats, err := o.formats()
 	if err != nil {
 		return deliveryOutcome{}, usageErr(err)
-	}
-	if len(formats) == 0 && o.deliver.wantsReports() {
-		formats = []string{"html", "svg", "junit", "md", "text"}
-	}
-	if len(formats) > 0 {
-		opts.Formats = formats
-		if err := report.WriteAll(dir, run, opts); err != nil {
-			return deliveryOutcome{}, fmt.Errorf("writing reports: %w", err)
-		}
-		fmt.Fprintf(stderr, "tokenpulse: reports (%s) written to %s\n", strings.Join(formats, ", "), dir)
 	}
 	path := o.history
 	if path == "" && (!o.noHistory || o.deliver.against != "") {
@@ -87,6 +81,30 @@ func (o *outputFlags) emit(ctx context.Context, stdout, stderr io.Writer, run *r
 		path = p
 	}
 	var errs []error
+	if o.deliver.against != "" {
+		if err := o.deliver.compare(ctx, stderr, run, path); err != nil {
+			errs = append(errs, err)
+		}
+		if run.Comparison != nil {
+			if err := run.Write(filepath.Join(dir, runFileName)); err != nil {
+				errs = append(errs, fmt.Errorf("writing the comparison into the run file: %w", err))
+			}
+		}
+	}
+	opts := report.Options{Color: o.color}
+	if err := report.Text(stdout, run, opts); err != nil {
+		return deliveryOutcome{}, errors.Join(append(errs, err)...)
+	}
+	if len(formats) == 0 && o.deliver.wantsReports() {
+		formats = []string{"html", "svg", "junit", "md", "text"}
+	}
+	if len(formats) > 0 {
+		opts.Formats = formats
+		if err := report.WriteAll(dir, run, opts); err != nil {
+			return deliveryOutcome{}, errors.Join(append(errs, fmt.Errorf("writing reports: %w", err))...)
+		}
+		fmt.Fprintf(stderr, "tokenpulse: reports (%s) written to %s\n", strings.Join(formats, ", "), dir)
+	}
 	if !o.noHistory {
 		id, err := store.Record(path, run)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/compare"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -98,5 +99,22 @@ func TestCheckPassesOverUnusableRuns(t *testing.T) {
 		if err := (Policy{AllowUnusable: true}).Check(base, cur); err != nil {
 			t.Errorf("%s with AllowUnusable: Check = %v", name, err)
 		}
+	}
+}
+
+func TestCompareNotesSettingsNotURLSpelling(t *testing.T) {
+	base, cur := run("zh-medical"), run("en-assistant")
+	base.Target.URL = "http://H:8080/v1/"
+	cur.Target.URL = "http://h:8080"
+	rep := Compare(base, cur, compare.DefaultOptions())
+	var suite bool
+	for _, n := range rep.Notes {
+		if strings.Contains(n, "differ in target") {
+			t.Errorf("note %q: the targets are one", n)
+		}
+		suite = suite || strings.Contains(n, "differ in suite: base zh-medical, this one en-assistant")
+	}
+	if !suite {
+		t.Errorf("notes %q do not name the suites", rep.Notes)
 	}
 }

@@ -1,9 +1,27 @@
 package baseline
 
 import (
+	"strings"
+
 	"github.com/tokenpulse/tokenpulse/compare"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
+
+// Compare compares cur with base (compare.Runs) and notes every setting
+// in which they differ (Notes) in place of compare's own note on their
+// identities, which takes "http://h/v1" and "http://h" for two targets.
+func Compare(base, cur *runfile.Run, opts compare.Options) compare.Report {
+	rep := compare.Runs(base, cur, opts)
+	notes := Notes(base, cur)
+	for _, n := range rep.Notes {
+		if strings.HasPrefix(n, "the runs differ in ") && strings.HasSuffix(n, ": the comparison may not mean what it seems") {
+			continue
+		}
+		notes = append(notes, n)
+	}
+	rep.Notes = notes
+	return rep
+}
 
 // Record turns compare's report into the run file's record of the
 // comparison: against is what was asked ("last" or a history id), name

@@ -114,8 +114,7 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 		}
 	}
 
-	rep := compare.Runs(base, cur, opts)
-	rep.Notes = append(baseline.Notes(base, cur), rep.Notes...)
+	rep := baseline.Compare(base, cur, opts)
 	out := cmd.OutOrStdout()
 	if f.json {
 		enc := json.NewEncoder(out)

@@ -166,8 +166,7 @@ func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfil
 	if err != nil {
 		return nil, fmt.Errorf("--against %s: %w", d.against, err)
 	}
-	rep := compare.Runs(base, run, compare.DefaultOptions())
-	rep.Notes = append(baseline.Notes(base, run), rep.Notes...)
+	rep := baseline.Compare(base, run, compare.DefaultOptions())
 	run.Comparison = baseline.Record(rep, d.against, name, id)
 	fmt.Fprintf(w, "comparing against %s\n", name)
 	if err := rep.WriteText(w); err != nil {

@@ -265,7 +265,7 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 	const (
 		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 66.0, 48.0
 	)
-	title := "Gaps between tokens (warm requests, log scale)"
+	title := "Gaps between tokens (per event; warm requests, log scale)"
 	c := newChart(w, h, title, "chart gaps")
 	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
 	gaps := warmGaps(r)

@@ -125,7 +125,8 @@ func writeHistory(w io.Writer, path string, es []store.Entry) error {
 			return err
 		}
 	}
-	return nil
+	_, err := fmt.Fprintln(w, "\ngaps are per event (between content events); - : the run has no such figure (no successful request, no gap)")
+	return err
 }
 
 func historyDash(s string) string {

@@ -207,11 +207,7 @@ func (r Report) Regressions() []Change {
 func (r Report) Regressed() bool { return len(r.Regressions()) > 0 }
 
 func side(run *runfile.Run) Side {
-	dev := run.Device.Label
-	if dev == "" {
-		dev = run.Device.Hostname
-	}
-	return Side{StartedAt: run.StartedAt, Target: run.Target.URL, Model: run.Target.Model, Device: dev}
+	return Side{StartedAt: run.StartedAt, Target: run.Target.URL, Model: run.Target.Model, Device: run.Device.Key()}
 }
 
 // scopes returns the scopes to compare, the measured scopes both runs
@@ -255,7 +251,7 @@ func Runs(base, cur *runfile.Run, opts Options) Report {
 	rep := Report{Base: side(base), New: side(cur), Options: opts}
 	both, notes := scopes(base, cur)
 	rep.Notes = notes
-	if d := differences(rep.Base, rep.New); d != "" {
+	if d := differences(base, cur); d != "" {
 		rep.Notes = append([]string{"the runs differ in " + d + ": the comparison may not mean what it seems"}, rep.Notes...)
 	}
 	for _, s := range both {
@@ -266,15 +262,15 @@ func Runs(base, cur *runfile.Run, opts Options) Report {
 }
 
 // differences names what differs between the identities of two runs.
-func differences(a, b Side) string {
+func differences(a, b *runfile.Run) string {
 	var d []string
-	if a.Target != b.Target {
+	if a.Target.Key() != b.Target.Key() {
 		d = append(d, "target")
 	}
-	if a.Model != b.Model {
+	if a.Target.Model != b.Target.Model {
 		d = append(d, "model")
 	}
-	if a.Device != b.Device {
+	if a.Device.Key() != b.Device.Key() {
 		d = append(d, "device")
 	}
 	return strings.Join(d, ", ")

@@ -154,7 +154,7 @@ func recordedBase(ctx context.Context, historyPath, against string, any bool, cu
 	if against == "last" {
 		e, run, err = s.Previous(ctx, cur, baseline.Policy{AnyConfig: any})
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, "", 0, &errNoBase{fmt.Sprintf("no earlier run of %s, model %q, device %q in %s", store.TargetKey(cur.Target), cur.Target.Model, store.DeviceKey(cur.Device), s.Path())}
+			return nil, "", 0, &errNoBase{fmt.Sprintf("no earlier run of %s, model %q, device %q in %s", cur.Target.Key(), cur.Target.Model, cur.Device.Key(), s.Path())}
 		}
 		if errors.As(err, &refusal) {
 			return nil, "", 0, &errNoBase{refusal.Error() + "; pass --against-any to compare anyway"}

@@ -172,7 +172,7 @@ var migrations = []migration{
 	CREATE INDEX runs_by_time ON runs (started_ns);`},
 	// 2: a figure the run has no value of is NULL, not 0; verdicts not
 	// judged (no data) are counted apart and are not failures; target
-	// URLs are normalised (baseline.TargetKey), so "http://h:8080/v1" and
+	// URLs are normalised (runfile.Target.Key), so "http://h:8080/v1" and
 	// "http://h:8080" are one target.
 	{sql: `CREATE TABLE runs2 (
 		id                  INTEGER PRIMARY KEY,
@@ -262,7 +262,7 @@ func rederive(ctx context.Context, tx *sql.Tx) error {
 		f := headline(run)
 		_, err = tx.ExecContext(ctx, `UPDATE runs SET target_url = ?, ttft_p50_ms = ?, ttft_p95_ms = ?, gap_p95_ms = ?,
 			gap_max_ms = ?, tpot_mean_ms = ?, e2e_p95_ms = ?, verdicts = ?, verdicts_failed = ?, verdicts_not_judged = ?, passed = ?
-			WHERE id = ?`, TargetKey(run.Target), f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
+			WHERE id = ?`, run.Target.Key(), f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
 			f.verdicts, f.failed, f.notJudged, f.failed == 0, r.id)
 		if err != nil {
 			return err
@@ -379,10 +379,6 @@ type Entry struct {
 	Passed            bool
 }
 
-// DeviceKey returns the key runs of device d are grouped by: its label
-// when set, otherwise its hostname.
-func DeviceKey(d runfile.Device) string { return baseline.DeviceKey(d) }
-
 // fingerprint identifies a run: the same run recorded twice has the same
 // fingerprint.
 func fingerprint(r *runfile.Run) string {
@@ -453,8 +449,8 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 		verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz
 	) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		fp, run.StartedAt.UTC().Format(time.RFC3339Nano), unixNS(run.StartedAt), time.Now().UTC().Format(time.RFC3339Nano),
-		TargetKey(run.Target), run.Target.Model, run.Target.Backend,
-		run.Device.Hostname, run.Device.Label, DeviceKey(run.Device), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
+		run.Target.Key(), run.Target.Model, run.Target.Backend,
+		run.Device.Hostname, run.Device.Label, run.Device.Key(), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
 		run.Config.Suite, run.Tool.Version,
 		o.Requests, o.Errors, f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
 		f.verdicts, f.failed, f.notJudged, f.failed == 0, gz.Bytes())
@@ -473,7 +469,7 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 // Filter selects runs for List. Empty fields match everything.
 type Filter struct {
 	// Target is the target URL or key; URLs are compared normalised
-	// (baseline.NormalizeURL), so "http://h:8080/v1" finds "http://h:8080".
+	// (runfile.NormalizeURL), so "http://h:8080/v1" finds "http://h:8080".
 	Target string
 	Model  string
 	// Device matches the device key, the hostname or the label.
@@ -510,7 +506,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	var args []any
 	if f.Target != "" {
 		q += " AND target_url = ?"
-		args = append(args, baseline.NormalizeURL(f.Target))
+		args = append(args, runfile.NormalizeURL(f.Target))
 	}
 	if f.Model != "" {
 		q += " AND model = ?"
@@ -602,7 +598,7 @@ func (s *Store) Previous(ctx context.Context, run *runfile.Run, p baseline.Polic
 	if run.StartedAt.IsZero() {
 		return Entry{}, nil, errors.New("run has no start time")
 	}
-	es, err := s.List(ctx, Filter{Target: TargetKey(run.Target), Model: run.Target.Model, Device: DeviceKey(run.Device), Before: run.StartedAt, Limit: 50})
+	es, err := s.List(ctx, Filter{Target: run.Target.Key(), Model: run.Target.Model, Device: run.Device.Key(), Before: run.StartedAt, Limit: 50})
 	if err != nil {
 		return Entry{}, nil, err
 	}
@@ -630,12 +626,6 @@ func (s *Store) Previous(ctx context.Context, run *runfile.Run, p baseline.Polic
 	}
 	return Entry{}, nil, ErrNotFound
 }
-
-// TargetKey is how the history identifies a target (baseline.TargetKey):
-// its normalised URL, except for tokenpulse's embedded server, whose URL
-// is a fresh loopback port each run: that is identified by its model
-// file's sha256 instead ("embedded:stories260K@047bf46455a5").
-func TargetKey(t runfile.Target) string { return baseline.TargetKey(t) }
 
 func (s *Store) first(ctx context.Context, f Filter) (Entry, *runfile.Run, error) {
 	es, err := s.List(ctx, f)

@@ -67,6 +67,19 @@ saves a screenshot of the HTML report (needs Chromium).`,
 			if err := deliver.check(); err != nil {
 				return usageErr(err)
 			}
+			if deliver.against != "" {
+				// Compare before rendering, so that every report shows
+				// the comparison.
+				hp := history
+				if hp == "" {
+					if hp, err = store.DefaultPath(); err != nil {
+						return fmt.Errorf("history: %w (use --history FILE)", err)
+					}
+				}
+				if err := deliver.compare(cmd.Context(), cmd.ErrOrStderr(), run, hp); err != nil {
+					return withCode(exitFailure, err)
+				}
+			}
 			if deliver.dest != nil && out == "" {
 				// Publishing uploads a directory: the run file's, with every report.
 				out, format = filepath.Dir(args[0]), "all"

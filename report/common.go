@@ -253,11 +253,7 @@ func findStalls(q *runfile.Request, limitMS float64, o Options) (stallRule, []st
 	if o.StallMS > 0 {
 		limitMS = o.StallMS
 	}
-	gaps := stats.Gaps(q.TokenTimesNS)
-	gms := make([]float64, len(gaps))
-	for i, g := range gaps {
-		gms[i] = stats.Millis(g)
-	}
+	gms := measure.Of(q, stats.DefaultDisplay).GapsMs // the display plays no part in gaps
 	rule := stallRule{LimitMS: limitMS, Factor: o.stallFactor(), MedianMS: stats.Describe(gms).P50}
 	th := rule.threshold()
 	var out []stall

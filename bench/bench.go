@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/stream"
@@ -235,8 +236,9 @@ func (p *progress) add(phase string, r *runfile.Request) {
 	if !r.OK() {
 		p.errs++
 	}
-	if phase == "measure" && r.OK() && len(r.TokenTimesNS) > 0 {
-		p.ttfts = append(p.ttfts, stats.Millis(r.TTFTNS))
+	if phase == "measure" {
+		v := measure.Of(r, stats.DefaultDisplay)
+		p.ttfts = append(p.ttfts, v.Values(measure.TTFT)...)
 	}
 	if p.cfg.Progress == nil {
 		return

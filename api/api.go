@@ -206,6 +206,31 @@ type Timings struct {
 	OutputTokens int   `json:"output_tokens"`
 }
 
+// LlamaTimings is llama.cpp's llama-server account of a response: the
+// "timings" object of its final stream chunk (and of every chunk when the
+// request set timings_per_token), in milliseconds. As llama-server
+// (c392e50) computes it:
+//
+//   - PromptMS runs from the start of prompt processing to the sampling of
+//     the first output token, so the first token's time is in PromptMS,
+//     not in PredictedMS; PromptN counts the prompt tokens processed, less
+//     those reused from the slot's cache (it can be 0, and the per-token
+//     figures then come as null).
+//   - PredictedMS runs from the first output token's sampling to the end
+//     of generation: it covers the decoding of the PredictedN − 1 tokens
+//     after the first, although PredictedN counts all of them, and
+//     PredictedPerTokenMS is PredictedMS ÷ PredictedN.
+type LlamaTimings struct {
+	PromptN             int     `json:"prompt_n"`
+	PromptMS            float64 `json:"prompt_ms"`
+	PromptPerTokenMS    float64 `json:"prompt_per_token_ms"`
+	PromptPerSecond     float64 `json:"prompt_per_second"`
+	PredictedN          int     `json:"predicted_n"`
+	PredictedMS         float64 `json:"predicted_ms"`
+	PredictedPerTokenMS float64 `json:"predicted_per_token_ms"`
+	PredictedPerSecond  float64 `json:"predicted_per_second"`
+}
+
 // Completion is a non-streamed response (chat or text completion).
 type Completion struct {
 	ID         string             `json:"id"`

@@ -92,7 +92,7 @@ type Decoder struct {
 	retry   int
 	unterm  bool             // an unterminated event was returned: next is ErrUnexpectedEOF
 	readAt  time.Time        // when the last Read that returned bytes returned
-	now     func() time.Time // the clock; nil is time.Now (tests set it)
+	now     func() time.Time // the clock; nil is time.Now
 }
 
 // RawEvent is an event as [Decoder.NextRaw] returns it, without copying
@@ -131,6 +131,15 @@ func (d *Decoder) SetMaxEventSize(n int) {
 	}
 	d.max = n
 }
+
+// SetClock sets the clock read right after each Read of the underlying
+// reader that returns bytes, whose reading becomes the [RawEvent.At] of
+// the events those bytes complete; nil restores time.Now. A caller that
+// knows better when the bytes reached the process, such as a connection
+// that notes when its own reads return beneath a buffering reader, can
+// supply that instant; it must not be later than the call. Call it before
+// the first Next.
+func (d *Decoder) SetClock(now func() time.Time) { d.now = now }
 
 // LastEventID returns the stream's last event ID as WHATWG defines it: the
 // value of the last valid id field seen, kept across events.

@@ -37,7 +37,7 @@ func TestNextRawStampsTheReadThatDeliveredTheEvent(t *testing.T) {
 		": comment\n\ndata: e\n\n",      // e
 	}}
 	d := NewDecoder(c)
-	d.now = c.now
+	d.SetClock(c.now)
 	want := []struct {
 		data string
 		read int64

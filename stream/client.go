@@ -18,9 +18,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
@@ -62,6 +59,10 @@ type Client struct {
 	// (stream_options.include_usage), for servers that reject the field.
 	NoUsage bool
 
+	// readStamps, set by tests, stamps arrivals when reads return even
+	// where the kernel's receive timestamps are available.
+	readStamps bool
+
 	once  sync.Once
 	hc    *http.Client
 	fresh *http.Client // for retries: never reuses a connection
@@ -89,14 +90,30 @@ type Request struct {
 // NewTransport returns the transport a Client uses when HTTP is nil: HTTP/1.1
 // with keep-alive, room for 1024 idle connections per host (enough for
 // hundreds of concurrent streams to reuse theirs), and no compression, so
-// that every event is handed over as soon as it is read.
-func NewTransport() *http.Transport {
+// that every event is handed over as soon as it is read. Its connections
+// note when each of their reads returns, which the client uses as the
+// arrival of what that read delivered (see [Client]); a Client whose HTTP
+// has another transport times events when its reads of the response body
+// return.
+func NewTransport() *http.Transport { return newTransport(true) }
+
+// newTransport is NewTransport; kernel false stamps reads when they
+// return even where the kernel's receive timestamps are available (for
+// the benchmark's comparison).
+func newTransport(kernel bool) *http.Transport {
+	d := &net.Dialer{
+		Timeout:   30 * time.Second,
+		KeepAlive: 30 * time.Second,
+	}
 	return &http.Transport{
 		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout:   30 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return newStampConn(c, kernel), nil
+		},
 		MaxIdleConns:          0, // no limit
 		MaxIdleConnsPerHost:   1024,
 		IdleConnTimeout:       90 * time.Second,
@@ -115,7 +132,7 @@ func (c *Client) init() {
 	c.once.Do(func() {
 		c.hc = c.HTTP
 		if c.hc == nil {
-			c.hc = &http.Client{Transport: NewTransport()}
+			c.hc = &http.Client{Transport: newTransport(!c.readStamps)}
 		}
 		var base *http.Transport
 		switch t := c.hc.Transport.(type) {
@@ -211,6 +228,7 @@ func (c *Client) body(req Request) (string, []byte, error) {
 // transport's goroutines.
 type phases struct {
 	start     time.Time
+	stamp     atomic.Pointer[stampConn]
 	reused    atomic.Bool
 	conn      atomic.Int64
 	sent      atomic.Int64
@@ -220,6 +238,7 @@ type phases struct {
 func (p *phases) trace() *httptrace.ClientTrace {
 	return &httptrace.ClientTrace{
 		GotConn: func(i httptrace.GotConnInfo) {
+			p.stamp.Store(connStamp(i.Conn))
 			p.reused.Store(i.Reused)
 			p.conn.Store(int64(time.Since(p.start)))
 		},
@@ -229,9 +248,21 @@ func (p *phases) trace() *httptrace.ClientTrace {
 			}
 		},
 		GotFirstResponseByte: func() {
-			p.firstByte.Store(int64(time.Since(p.start)))
+			p.firstByte.Store(int64(p.arrival()))
 		},
 	}
+}
+
+// arrival returns, as an offset from the start, when the newest bytes the
+// transport has read off the connection arrived: the connection's last
+// read when it notes them (see [stampConn]), else now.
+func (p *phases) arrival() time.Duration {
+	if sc := p.stamp.Load(); sc != nil {
+		if at := sc.lastRead().Sub(p.start); at > 0 {
+			return at
+		}
+	}
+	return time.Since(p.start)
 }
 
 // attempt sends req once through hc and fills tr. It returns true when the
@@ -265,7 +296,7 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, req Request, tr *
 	hreq.Header.Set(api.HeaderRequestID, tr.RequestID) // Request.ID, never Header, names the request
 
 	resp, err := hc.Do(hreq)
-	headers := time.Since(start)
+	headers := ph.arrival()
 	if err != nil {
 		if ph.reused.Load() && ph.firstByte.Load() == 0 && ctx.Err() == nil {
 			return true
@@ -283,12 +314,38 @@ func (c *Client) attempt(ctx context.Context, hc *http.Client, req Request, tr *
 		tr.Err = &Error{Kind: KindHTTP, Status: resp.StatusCode, Message: msg}
 		return false
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
-		tr.Err = &Error{Kind: KindMalformed, Status: resp.StatusCode, Message: "the response is JSON, not an event stream (does the server stream?)"}
+	if msg := notEventStream(resp.Header.Get("Content-Type")); msg != "" {
+		tr.Err = &Error{Kind: KindMalformed, Status: resp.StatusCode, Message: msg}
 		return false
 	}
-	c.read(ctx, resp.Body, tr, req.MaxTokens, req.OnToken)
+	c.read(ctx, resp.Body, ph.stamp.Load(), tr, req.MaxTokens, req.OnToken)
 	return false
+}
+
+// notEventStream says why a 200 response with Content-Type ct cannot be
+// read as a stream, or returns "" when it can: text/event-stream, or no
+// Content-Type at all. Servers that omit the header but stream SSE exist
+// (small proxies, hand-written test servers), and a body that is not SSE
+// after all shows itself as a cut or malformed stream; a declared type
+// other than text/event-stream (an HTML error page from a proxy, JSON
+// from a server that ignored stream: true) says the server is not
+// streaming, and is reported as such before any byte is read.
+func notEventStream(ct string) string {
+	if strings.TrimSpace(ct) == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt, _, _ = strings.Cut(ct, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+	}
+	switch mt {
+	case "text/event-stream":
+		return ""
+	case "application/json":
+		return fmt.Sprintf("the response is %q, JSON, not an event stream (does the server stream?)", ct)
+	}
+	return fmt.Sprintf("the response is %q, not an event stream", ct)
 }
 
 // setHeaders sets the headers every request of the client carries.
@@ -345,9 +402,12 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// firstByteReader notes when the first byte of the body was read.
+// firstByteReader notes when the first byte of the body arrived, read
+// from clock (see [stampConn]) when the first read that returns bytes
+// returns.
 type firstByteReader struct {
 	r     io.Reader
+	clock func() time.Time
 	start time.Time
 	at    time.Duration
 }
@@ -355,7 +415,7 @@ type firstByteReader struct {
 func (f *firstByteReader) Read(p []byte) (int, error) {
 	n, err := f.r.Read(p)
 	if n > 0 && f.at == 0 {
-		f.at = time.Since(f.start)
+		f.at = f.clock().Sub(f.start)
 	}
 	return n, err
 }
@@ -365,47 +425,56 @@ type errorChunk struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// chunkOptions parse an event's JSON as leniently as encoding/json does
-// (duplicate names, invalid UTF-8), with the faster v2 decoder: JSON is
-// most of the client's work per event (about half with v1).
-var chunkOptions = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-
-// chunk is the part of an [api.Chunk] the client reads: leaving out the
-// id, object and model strings saves their allocations on every event.
-type chunk struct {
-	Choices []struct {
-		Delta        *api.Delta `json:"delta"`
-		Text         *string    `json:"text"`
-		FinishReason *string    `json:"finish_reason"`
-	} `json:"choices"`
-	Usage      *api.Usage     `json:"usage"`
-	Tokenpulse *api.Extension `json:"tokenpulse"`
-}
-
-// read decodes the event stream into tr. The arrival of an event is read
-// from the clock right after the decoder returns it, before any parsing.
-func (c *Client) read(ctx context.Context, body io.ReadCloser, tr *Trace, maxTokens int, onToken func(int, time.Duration)) {
+// read decodes the event stream into tr. An event's arrival is the
+// instant of the read that delivered its terminating blank line: the
+// connection's read when sc (the response's connection) is known, else
+// the read of the body (see [stampConn] and [sse.RawEvent.At]), so
+// nothing done after that read (the transport handing the response over,
+// parsing, recording, a GC assist, being descheduled) moves it. The loop
+// allocates nothing per ordinary event, so that it causes as little
+// garbage collection, which pauses every stream's reader, as it can.
+func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr *Trace, maxTokens int, onToken func(int, time.Duration)) {
 	start := tr.Start
-	fb := &firstByteReader{r: body, start: start}
+	clock := time.Now
+	if sc != nil {
+		clock = sc.lastRead
+	}
+	fb := &firstByteReader{r: body, clock: clock, start: start}
 	dec := sse.NewDecoder(fb)
+	dec.SetClock(clock)
 	checkID := tr.EchoedID != "" && tr.EchoedID == tr.RequestID
-	if n := min(max(maxTokens, 16), 4096); cap(tr.TokenTimes) < n {
+	n := min(max(maxTokens, 16), 4096)
+	if cap(tr.TokenTimes) < n {
 		// Room for the whole answer up front: no growth mid-stream.
 		tr.TokenTimes = make([]time.Duration, 0, n)
 		tr.TokenCounts = make([]int, 0, n)
 		tr.ServerTimes = make([]int64, 0, n)
+		tr.TextEnds = make([]int, 0, n)
 	}
-	var text strings.Builder
+	p := &chunkParser{text: make([]byte, 0, 8*n)}
 	defer func() {
 		tr.FirstByte = fb.at
-		tr.Text = text.String()
+		tr.Text = string(p.text)
 	}()
 	for {
-		ev, err := dec.Next()
-		at := time.Since(start)
+		ev, err := dec.NextRaw()
 		if err != nil {
 			c.end(ctx, tr, err)
 			return
+		}
+		at := ev.At.Sub(start)
+		if ev.Unterminated {
+			// The stream ended before the blank line that would have
+			// dispatched this event: WHATWG drops it, and so does the
+			// client (the next call reports the cut), except a lone
+			// "[DONE]", which some servers send without the blank line.
+			if string(ev.Data) == "[DONE]" {
+				tr.Events++
+				tr.LastEvent = at
+				tr.Done = true
+				return
+			}
+			continue
 		}
 		tr.Events++
 		if checkID && ev.ID != "" && ev.ID != tr.RequestID {
@@ -413,66 +482,55 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, tr *Trace, maxTok
 			continue
 		}
 		tr.LastEvent = at
-		if ev.Data == "[DONE]" {
+		if string(ev.Data) == "[DONE]" {
 			tr.Done = true
 			drain(body)
 			return
 		}
 		if ev.Type == "error" {
-			tr.Err = &Error{Kind: KindHTTP, Status: tr.Status, Message: "error event in stream: " + ev.Data}
+			tr.Err = &Error{Kind: KindHTTP, Status: tr.Status, Message: "error event in stream: " + string(ev.Data)}
 			return
 		}
-		var chunk chunk
-		if err := jsonv2.Unmarshal([]byte(ev.Data), &chunk, chunkOptions); err != nil {
+		if err := p.parse(ev.Data); err != nil {
 			tr.Err = &Error{Kind: KindMalformed, Status: tr.Status, Message: fmt.Sprintf("event %d is not a JSON chunk: %v", tr.Events, err), Err: err}
 			return
 		}
-		if len(chunk.Choices) == 0 && chunk.Usage == nil && chunk.Tokenpulse == nil {
+		if p.hasError && p.choices == 0 && !p.hasUsage && !p.hasExt {
 			var ec errorChunk
-			if json.Unmarshal([]byte(ev.Data), &ec) == nil && len(ec.Error) > 0 && string(ec.Error) != "null" {
+			if json.Unmarshal(ev.Data, &ec) == nil && len(ec.Error) > 0 && string(ec.Error) != "null" {
 				tr.Err = &Error{Kind: KindHTTP, Status: tr.Status, Message: "error in stream: " + errorText(ec.Error)}
 				return
 			}
 		}
-		token, reasoning := false, false
-		for _, ch := range chunk.Choices {
-			if d := ch.Delta; d != nil {
-				if d.Content != "" {
-					text.WriteString(d.Content)
-					token = true
-				}
-				if d.ReasoningContent != "" || d.Reasoning != "" {
-					token, reasoning = true, true
-				}
+		if p.hasFinish {
+			tr.FinishReason = string(p.finish)
+		}
+		if p.hasUsage {
+			u := p.usage
+			tr.Usage = &u
+		}
+		if p.hasLlama {
+			lt := p.llama
+			tr.LlamaTimings = &lt
+		}
+		tokens, serverNS := 1, int64(0)
+		if p.hasExt {
+			if p.ext.Tokens > 1 {
+				tokens = p.ext.Tokens
 			}
-			if ch.Text != nil && *ch.Text != "" {
-				text.WriteString(*ch.Text)
-				token = true
-			}
-			if ch.FinishReason != nil && *ch.FinishReason != "" {
-				tr.FinishReason = *ch.FinishReason
+			serverNS = p.ext.ServerNS
+			if p.ext.Timings != nil {
+				tr.Timings = p.ext.Timings
 			}
 		}
-		if chunk.Usage != nil {
-			tr.Usage = chunk.Usage
-		}
-		n, serverNS := 1, int64(0)
-		if x := chunk.Tokenpulse; x != nil {
-			if x.Tokens > 1 {
-				n = x.Tokens
-			}
-			serverNS = x.ServerNS
-			if x.Timings != nil {
-				tr.Timings = x.Timings
-			}
-		}
-		if !token {
+		if !p.token {
 			continue
 		}
 		tr.TokenTimes = append(tr.TokenTimes, at)
-		tr.TokenCounts = append(tr.TokenCounts, n)
+		tr.TokenCounts = append(tr.TokenCounts, tokens)
 		tr.ServerTimes = append(tr.ServerTimes, serverNS)
-		if reasoning {
+		tr.TextEnds = append(tr.TextEnds, len(p.text))
+		if p.reasoning {
 			tr.ReasoningEvents++
 		}
 		if onToken != nil {
@@ -485,7 +543,11 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, tr *Trace, maxTok
 func (c *Client) end(ctx context.Context, tr *Trace, err error) {
 	complete := tr.FinishReason != ""
 	switch {
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		if !complete {
+			tr.Err = &Error{Kind: KindCut, Status: tr.Status, Message: fmt.Sprintf("stream ended mid-event (no blank line after its last line; the event is dropped) without [DONE] or a finish reason, after %d content events", len(tr.TokenTimes))}
+		}
+	case errors.Is(err, io.EOF):
 		if !complete {
 			tr.Err = &Error{Kind: KindCut, Status: tr.Status, Message: fmt.Sprintf("stream ended without [DONE] or a finish reason after %d content events", len(tr.TokenTimes))}
 		}

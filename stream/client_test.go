@@ -24,8 +24,8 @@ import (
 type script struct {
 	frames []string
 	status int
-	echo   bool // echo X-Request-ID
-	ctype  string
+	echo   bool   // echo X-Request-ID
+	ctype  string // "": text/event-stream; "none": no Content-Type
 
 	mu      sync.Mutex
 	body    map[string]any
@@ -46,11 +46,14 @@ func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.echo {
 		w.Header().Set(api.HeaderRequestID, r.Header.Get(api.HeaderRequestID))
 	}
-	ct := s.ctype
-	if ct == "" {
-		ct = "text/event-stream"
+	switch ct := s.ctype; ct {
+	case "":
+		w.Header().Set("Content-Type", "text/event-stream")
+	case "none":
+		w.Header()["Content-Type"] = nil // no header, and no sniffing
+	default:
+		w.Header().Set("Content-Type", ct)
 	}
-	w.Header().Set("Content-Type", ct)
 	if s.status != 0 {
 		w.WriteHeader(s.status)
 	}

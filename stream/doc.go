@@ -3,12 +3,19 @@
 // turns it into a [Trace], the timestamps of DESIGN.md.
 //
 // All times are offsets from the request's start on Go's monotonic clock.
-// The start is taken before the body is serialised; the phases come from
-// net/http/httptrace (connection, request written, first response byte),
-// the headers from when the HTTP round trip returns, the first body byte
-// from the first read of the body. A content event arrives at the instant
-// the decoder reads its terminating blank line: the clock is read right
-// after [sse.Decoder.Next] returns, before any JSON is parsed.
+// The start is taken before the body is serialised; the connection and
+// the request's end come from net/http/httptrace. Everything received is
+// timed by the arrival of the bytes that completed it: the first response
+// byte, the headers, the first body byte, and each event (its terminating
+// blank line). The default transport ([NewTransport]) notes, for every
+// read of the connection, when its bytes arrived: on Linux the kernel's
+// receive timestamp, carried over to the monotonic clock, so that neither
+// the reading goroutine's wake-up, nor the transport's hand-over of the
+// response, nor a pause of the Go runtime enters a timestamp; elsewhere
+// the instant the read returned. With another transport, events are timed
+// when the read of the body that delivered them returns
+// ([sse.RawEvent.At]). JSON is parsed after the stamp, without allocating
+// per event.
 //
 // A content event is one whose delta carries non-empty content (or text,
 // for completions) or a reasoning delta (reasoning_content, reasoning;

@@ -31,7 +31,7 @@ func BenchmarkRead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		tr := &Trace{RequestID: "tp-X", EchoedID: "tp-X", Start: time.Now(), Status: 200}
-		c.read(context.Background(), io.NopCloser(bytes.NewReader(stream)), tr, events, nil)
+		c.read(context.Background(), io.NopCloser(bytes.NewReader(stream)), nil, tr, events, nil)
 		if !tr.OK() || tr.ContentEvents() != events {
 			b.Fatalf("Err = %v, events = %d", tr.Err, tr.ContentEvents())
 		}

@@ -78,13 +78,22 @@ type Trace struct {
 	// Conn is when a connection was obtained; Sent when the request was
 	// fully written (httptrace WroteRequest); GotFirstByte when the first
 	// response byte arrived (httptrace GotFirstResponseByte); Headers when
-	// the response headers were parsed; FirstByte when the first byte of
-	// the body was read; LastEvent when the last event (of any kind,
-	// "[DONE]" included) was decoded. Zero when not reached.
+	// the bytes that completed the response headers arrived; FirstByte
+	// when the first byte of the body arrived; LastEvent when the last
+	// event (of any kind, "[DONE]" included) arrived. Zero when not
+	// reached.
+	//
+	// "Arrived" is the arrival of the bytes of the connection read that
+	// delivered them (see [NewTransport]): with the default transport, on
+	// Linux the kernel's receive timestamp, elsewhere when that read
+	// returned; with another transport, when the read of the response
+	// (body) returned. So a first event sent with the headers shares
+	// their instant.
 	Conn, Sent, GotFirstByte, Headers, FirstByte, LastEvent time.Duration
 
-	// TokenTimes is the arrival of each content event: the instant its
-	// terminating blank line was decoded.
+	// TokenTimes is the arrival of each content event: the arrival (see
+	// above) of the read that delivered its terminating blank line.
+	// Events that one read delivered share its instant.
 	TokenTimes []time.Duration
 	// TokenCounts is, parallel to TokenTimes, the number of tokens each
 	// event carried (tokenpulse.tokens; 1 when not sent).
@@ -92,6 +101,12 @@ type Trace struct {
 	// ServerTimes is, parallel to TokenTimes, the server's emit time of
 	// each event as Unix ns (tokenpulse.server_ns; 0 when not sent).
 	ServerTimes []int64
+	// TextEnds is, parallel to TokenTimes, the length in bytes of Text
+	// once each content event's text was added: event i's text is
+	// Text[TextEnds[i-1]:TextEnds[i]] (from 0 for the first). Reasoning
+	// is not in Text, so a reasoning-only event's entry equals the one
+	// before it (0 for a first event).
+	TextEnds []int
 	// ReasoningEvents counts content events that were reasoning deltas.
 	ReasoningEvents int
 	// ForeignEvents counts events dropped because their id named another
@@ -108,6 +123,10 @@ type Trace struct {
 	Usage *api.Usage
 	// Timings is the server's own split (tokenpulse.timings), when sent.
 	Timings *api.Timings
+	// LlamaTimings is llama.cpp llama-server's own account of the request
+	// (the "timings" object of its final chunk), when sent; the last one
+	// sent counts.
+	LlamaTimings *api.LlamaTimings
 	// Text is the concatenated content (reasoning excluded).
 	Text string
 }

@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"math"
+
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stream"
 )
@@ -51,12 +53,44 @@ func Record(t *stream.Trace) runfile.Request {
 			break
 		}
 	}
-	if t.Timings != nil {
-		r.Server = &runfile.ServerTimings{
-			QueueNS:   t.Timings.QueueNS,
-			PrefillNS: t.Timings.PrefillNS,
-			DecodeNS:  t.Timings.DecodeNS,
+	r.Server = serverTimings(t)
+	return r
+}
+
+// serverTimings is the server's own account of the request: tokenpulse's
+// timings when sent (the server spoken to, even when it is a gateway in
+// front of llama.cpp), else llama-server's; nil when neither came. See
+// [runfile.ServerTimings] for what each source's figures cover.
+func serverTimings(t *stream.Trace) *runfile.ServerTimings {
+	switch {
+	case t.Timings != nil:
+		return &runfile.ServerTimings{
+			QueueNS:      t.Timings.QueueNS,
+			PrefillNS:    t.Timings.PrefillNS,
+			DecodeNS:     t.Timings.DecodeNS,
+			PromptTokens: t.Timings.PromptTokens,
+			DecodeTokens: t.Timings.OutputTokens,
+			Source:       "tokenpulse",
+		}
+	case t.LlamaTimings != nil:
+		lt := t.LlamaTimings
+		return &runfile.ServerTimings{
+			PrefillNS:    msToNS(lt.PromptMS),
+			DecodeNS:     msToNS(lt.PredictedMS),
+			PromptTokens: lt.PromptN,
+			DecodeTokens: lt.PredictedN,
+			Source:       "llama.cpp",
 		}
 	}
-	return r
+	return nil
+}
+
+// msToNS converts llama.cpp's float milliseconds to ns, to the nearest;
+// what is not a plausible duration (negative, not a number) is 0.
+func msToNS(ms float64) int64 {
+	ns := math.Round(ms * 1e6)
+	if !(ns >= 0 && ns < math.MaxInt64) {
+		return 0
+	}
+	return int64(ns)
 }

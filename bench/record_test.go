@@ -1,11 +1,17 @@
 package bench
 
 import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stream"
 )
 
@@ -40,5 +46,64 @@ func TestRecordCopiesTheTrace(t *testing.T) {
 	}
 	if plain.ErrorKind != "cut" || plain.OK() {
 		t.Errorf("error kind %q", plain.ErrorKind)
+	}
+}
+
+func TestRecordServerTimings(t *testing.T) {
+	tokenpulse := Record(&stream.Trace{Timings: &api.Timings{QueueNS: 1, PrefillNS: 2, DecodeNS: 3, PromptTokens: 4, OutputTokens: 5}})
+	if got, want := tokenpulse.Server, (&runfile.ServerTimings{QueueNS: 1, PrefillNS: 2, DecodeNS: 3, PromptTokens: 4, DecodeTokens: 5, Source: "tokenpulse"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("tokenpulse timings: Server = %+v, want %+v", got, want)
+	}
+
+	// llama-server's final chunk, as the client keeps it.
+	llama := &api.LlamaTimings{
+		PromptN: 12, PromptMS: 15.208, PromptPerTokenMS: 1.2673333333333334, PromptPerSecond: 789.05,
+		PredictedN: 3, PredictedMS: 24.512, PredictedPerTokenMS: 8.170666666666667, PredictedPerSecond: 122.39,
+	}
+	r := Record(&stream.Trace{LlamaTimings: llama})
+	if got, want := r.Server, (&runfile.ServerTimings{PrefillNS: 15_208_000, DecodeNS: 24_512_000, PromptTokens: 12, DecodeTokens: 3, Source: "llama.cpp"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("llama.cpp timings: Server = %+v, want %+v", got, want)
+	}
+
+	both := Record(&stream.Trace{Timings: &api.Timings{PrefillNS: 7}, LlamaTimings: llama})
+	if both.Server == nil || both.Server.Source != "tokenpulse" || both.Server.PrefillNS != 7 {
+		t.Errorf("both sent: Server = %+v, want tokenpulse's (the server spoken to)", both.Server)
+	}
+	if none := Record(&stream.Trace{}); none.Server != nil {
+		t.Errorf("none sent: Server = %+v, want nil", none.Server)
+	}
+	if got := msToNS(math.NaN()); got != 0 {
+		t.Errorf("msToNS(NaN) = %d, want 0", got)
+	}
+}
+
+// A llama-server (c392e50) stream, end to end: its final chunk's timings
+// become the run file's server split.
+func TestRecordLlamaServerStream(t *testing.T) {
+	frames := []string{
+		`{"choices":[{"finish_reason":null,"index":0,"delta":{"role":"assistant"}}],"created":1740000000,"id":"chatcmpl-Xq2","model":"m","object":"chat.completion.chunk"}`,
+		`{"choices":[{"finish_reason":null,"index":0,"delta":{"content":"Hi"}}],"created":1740000000,"id":"chatcmpl-Xq2","model":"m","system_fingerprint":"b4763-c392e509","object":"chat.completion.chunk"}`,
+		`{"choices":[{"finish_reason":"stop","index":0,"delta":{}}],"created":1740000000,"id":"chatcmpl-Xq2","model":"m","system_fingerprint":"b4763-c392e509","object":"chat.completion.chunk","usage":{"completion_tokens":1,"prompt_tokens":5,"total_tokens":6},"timings":{"predicted_ms":0.021,"predicted_n":1,"predicted_per_second":47619.04761904762,"predicted_per_token_ms":0.021,"prompt_ms":9.876,"prompt_n":5,"prompt_per_second":506.27784528149,"prompt_per_token_ms":1.9752}}`,
+		`[DONE]`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, f := range frames {
+			fmt.Fprintf(w, "data: %s\n\n", f)
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+	c := &stream.Client{BaseURL: srv.URL, Model: "m"}
+	r := Record(c.Do(context.Background(), stream.Request{Prompt: "p"}))
+	if !r.OK() {
+		t.Fatalf("error %s", r.Error)
+	}
+	want := &runfile.ServerTimings{PrefillNS: 9_876_000, DecodeNS: 21_000, PromptTokens: 5, DecodeTokens: 1, Source: "llama.cpp"}
+	if !reflect.DeepEqual(r.Server, want) {
+		t.Errorf("Server = %+v, want %+v", r.Server, want)
+	}
+	if r.OutputTokens != 1 || r.TokenSource != "usage" || r.PromptTokens != 5 {
+		t.Errorf("tokens: output %d from %q, prompt %d", r.OutputTokens, r.TokenSource, r.PromptTokens)
 	}
 }

@@ -244,10 +244,34 @@ type Request struct {
 }
 
 // ServerTimings is the server's split of a request, in ns.
+//
+// Source says whose account it is, and so what the figures cover:
+//
+//   - "tokenpulse": tokenpulse serve's own (tokenpulse.timings). QueueNS is
+//     from receiving the request to a generation slot; PrefillNS and
+//     DecodeNS split the generation as the backend does (the embedded
+//     engine: the prompt's forward passes, then everything from sampling
+//     the first token to the end; the mock: up to the first token, then
+//     from it to the last); DecodeTokens is every output token.
+//   - "llama.cpp": llama-server's final-chunk "timings" (ms, converted).
+//     QueueNS is 0 (not reported); PrefillNS is prompt_ms, which runs to
+//     the sampling of the first output token, so the first token's time
+//     is in it; DecodeNS is predicted_ms, from the first token to the end
+//     of generation: the decoding of DecodeTokens − 1 tokens, though
+//     DecodeTokens (predicted_n) counts the first too; PromptTokens
+//     (prompt_n) leaves out prompt tokens reused from the server's cache.
 type ServerTimings struct {
 	QueueNS   int64 `json:"queue_ns"`
 	PrefillNS int64 `json:"prefill_ns"`
 	DecodeNS  int64 `json:"decode_ns"`
+	// PromptTokens is the prompt tokens the prefill processed.
+	PromptTokens int `json:"prompt_tokens,omitempty"`
+	// DecodeTokens is the output tokens of the decode phase, as the
+	// server counts them (see Source for what DecodeNS covers).
+	DecodeTokens int `json:"decode_tokens,omitempty"`
+	// Source is "tokenpulse" or "llama.cpp" ("" in run files written
+	// before it was recorded: tokenpulse's).
+	Source string `json:"source,omitempty"`
 }
 
 // OK reports whether the request succeeded.

@@ -31,8 +31,12 @@ var clockBase = time.Now()
 // from the monotonic reading taken when the read returned; so neither the
 // reader's wake-up nor a pause of the Go runtime enters it. Elsewhere, or
 // when the timestamp is missing or implausible (the wall clock stepped),
-// it is the instant the read returned. Either way the stamp is never
-// later than the read's return, and never decreases.
+// it is the instant the read returned; the kernel turns timestamping on
+// for the whole system a moment after the first socket asks for it, so
+// the very first segments a process receives may come without one. Either
+// way the stamp is never later than the read's return, and never
+// decreases. Under the race detector the kernel's timestamps are off (see
+// raceEnabled).
 type stampConn struct {
 	net.Conn
 	last atomic.Int64  // ns from clockBase of the newest bytes read
@@ -43,7 +47,7 @@ type stampConn struct {
 // where they are available.
 func newStampConn(c net.Conn, kernel bool) *stampConn {
 	sc := &stampConn{Conn: c}
-	if kernel {
+	if kernel && !raceEnabled {
 		sc.k = newKernelStamps(sc, c)
 	}
 	return sc

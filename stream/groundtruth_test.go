@@ -1,11 +1,14 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +21,13 @@ import (
 // startMock serves the mock with profile p through the real server on a
 // loopback httptest server and returns a client for it.
 func startMock(tb testing.TB, p mock.Profile) *Client {
+	c, _ := startMockLogged(tb, p, false)
+	return c
+}
+
+// startMockLogged is startMock; with logWrites, the server's connections
+// also note when each event's write to the socket began (see writeLog).
+func startMockLogged(tb testing.TB, p mock.Profile, logWrites bool) (*Client, *writeLog) {
 	tb.Helper()
 	srv, err := server.New(mock.New(p, nil), server.Options{Parallel: 1024, Queue: -1})
 	if err != nil {
@@ -26,9 +36,86 @@ func startMock(tb testing.TB, p mock.Profile) *Client {
 	if err := srv.WarmUp(context.Background()); err != nil {
 		tb.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewUnstartedServer(srv.Handler())
+	var wl *writeLog
+	if logWrites {
+		wl = &writeLog{at: map[int64]time.Time{}}
+		hs.Listener = &loggingListener{hs.Listener, wl}
+	}
+	hs.Start()
 	tb.Cleanup(hs.Close)
-	return &Client{BaseURL: hs.URL, Model: mock.ModelName}
+	return &Client{BaseURL: hs.URL, Model: mock.ModelName}, wl
+}
+
+// writeLog maps each event's emit time (tokenpulse.server_ns) to when
+// the server's write of it to the socket began: the earliest its bytes
+// could arrive. Against it, the error of an arrival leaves out the
+// server's own path from its emit stamp to the socket.
+type writeLog struct {
+	mu sync.Mutex
+	at map[int64]time.Time
+}
+
+type loggingListener struct {
+	net.Listener
+	log *writeLog
+}
+
+func (l *loggingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &loggingConn{c, l.log}, nil
+}
+
+type loggingConn struct {
+	net.Conn
+	log *writeLog
+}
+
+var serverNSKey = []byte(`"server_ns":`)
+
+func (c *loggingConn) Write(p []byte) (int, error) {
+	at := time.Now()
+	n, err := c.Conn.Write(p)
+	for rest := p; ; {
+		i := bytes.Index(rest, serverNSKey)
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len(serverNSKey):]
+		j := bytes.IndexAny(rest, ",}")
+		if j < 0 {
+			break
+		}
+		if ns, err := strconv.ParseInt(string(rest[:j]), 10, 64); err == nil {
+			c.log.mu.Lock()
+			c.log.at[ns] = at
+			c.log.mu.Unlock()
+		}
+	}
+	return n, err
+}
+
+// writeErrors is relativeErrors against the server's writes: for each
+// content event after the first, (arrival[i] − arrival[0]) −
+// (write[i] − write[0]); ok is false when a write is missing.
+func (wl *writeLog) writeErrors(tr *Trace) (errs []time.Duration, ok bool) {
+	wl.mu.Lock()
+	defer wl.mu.Unlock()
+	w0, ok := wl.at[tr.ServerTimes[0]]
+	if !ok {
+		return nil, false
+	}
+	for i := 1; i < len(tr.TokenTimes); i++ {
+		w, ok := wl.at[tr.ServerTimes[i]]
+		if !ok {
+			return nil, false
+		}
+		errs = append(errs, tr.TokenTimes[i]-tr.TokenTimes[0]-w.Sub(w0))
+	}
+	return errs, true
 }
 
 // emitErrors returns, for each content event of tr, its arrival on the
@@ -273,7 +360,9 @@ func relativeErrors(tr *Trace) []time.Duration {
 // values: p50, p99 and max over every token after the first of every
 // stream. The error includes the server's own path from its emit stamp to
 // the socket (less that of the first token), so it bounds the client's
-// error from above. Each op is one round of the streams on connections
+// error from above; wrote-p99-µs is the p99 of the same error taken
+// against the instants the server began writing the events to the socket
+// instead, which leaves that path out. Each op is one round of the streams on connections
 // kept alive from round to round; a first round, outside the timing,
 // dials them (its p99 is reported as dial-p99-µs).
 //
@@ -295,8 +384,9 @@ func BenchmarkMeasurementError(b *testing.B) {
 
 func benchmarkMeasurementError(b *testing.B, streams int, readStamps bool) {
 	p := mock.Profile{TTFT: 20 * time.Millisecond, ITL: 20 * time.Millisecond, Tokens: 50, TokensPerEvent: 1}
-	c := startMock(b, p)
+	c, wl := startMockLogged(b, p, true)
 	c.readStamps = readStamps
+	var wrote []time.Duration // errors against the server's writes
 	round := func() (errs []time.Duration, failed int) {
 		traces := make([]*Trace, streams)
 		var wg sync.WaitGroup
@@ -318,6 +408,13 @@ func benchmarkMeasurementError(b *testing.B, streams int, readStamps bool) {
 			for _, e := range relativeErrors(tr) {
 				errs = append(errs, max(e, -e))
 			}
+			if we, ok := wl.writeErrors(tr); ok {
+				for _, e := range we {
+					wrote = append(wrote, max(e, -e))
+				}
+			} else {
+				failed++
+			}
 		}
 		return errs, failed
 	}
@@ -330,6 +427,7 @@ func benchmarkMeasurementError(b *testing.B, streams int, readStamps bool) {
 	// do; it is reported apart, as dial-p99, and the figures are of the
 	// rounds after it.
 	dial, failed := round()
+	wrote = wrote[:0]
 	var errs []time.Duration
 	for b.Loop() {
 		e, f := round()
@@ -343,5 +441,6 @@ func benchmarkMeasurementError(b *testing.B, streams int, readStamps bool) {
 	b.ReportMetric(q(errs, 0.99), "p99-µs")
 	b.ReportMetric(q(errs, 1), "max-µs")
 	b.ReportMetric(q(dial, 0.99), "dial-p99-µs")
+	b.ReportMetric(q(wrote, 0.99), "wrote-p99-µs")
 	b.ReportMetric(float64(len(errs))/float64(b.N), "tokens/op")
 }

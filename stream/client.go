@@ -91,10 +91,11 @@ type Request struct {
 // with keep-alive, room for 1024 idle connections per host (enough for
 // hundreds of concurrent streams to reuse theirs), and no compression, so
 // that every event is handed over as soon as it is read. Its connections
-// note when each of their reads returns, which the client uses as the
-// arrival of what that read delivered (see [Client]); a Client whose HTTP
-// has another transport times events when its reads of the response body
-// return.
+// note when the bytes of each of their reads arrived (on Linux the
+// kernel's receive timestamp, elsewhere the read's return), which the
+// client takes as the arrival of the headers and events that read
+// completed; a Client whose HTTP has another transport times events when
+// its reads of the response body return.
 func NewTransport() *http.Transport { return newTransport(true) }
 
 // newTransport is NewTransport; kernel false stamps reads when they

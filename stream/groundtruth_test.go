@@ -370,14 +370,28 @@ func relativeErrors(tr *Trace) []time.Duration {
 // arrival from the kernel's receive timestamp (see stampConn); the
 // read-stamps variants stamp arrivals when reads return, as on other
 // systems, for comparison.
+//
+// Like tokenpulse bench, the benchmark holds the garbage collector
+// (HoldGC) while it measures; the gc-on variants leave it running, to
+// show what that costs on a small machine.
 func BenchmarkMeasurementError(b *testing.B) {
-	for _, read := range []bool{false, true} {
-		for _, streams := range []int{1, 64, 256} {
-			name := fmt.Sprintf("streams=%d", streams)
-			if read {
-				name = "read-stamps/" + name
+	for _, gcOn := range []bool{false, true} {
+		for _, read := range []bool{false, true} {
+			for _, streams := range []int{1, 64, 256} {
+				name := fmt.Sprintf("streams=%d", streams)
+				if read {
+					name = "read-stamps/" + name
+				}
+				if gcOn {
+					name = "gc-on/" + name
+				}
+				b.Run(name, func(b *testing.B) {
+					if !gcOn {
+						defer HoldGC()()
+					}
+					benchmarkMeasurementError(b, streams, read)
+				})
 			}
-			b.Run(name, func(b *testing.B) { benchmarkMeasurementError(b, streams, read) })
 		}
 	}
 }

@@ -184,6 +184,8 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 
 	prog := newProgressLine(stderr, f.quiet)
+	// No collector pauses while tokens are stamped (stream.HoldGC).
+	restoreGC := stream.HoldGC()
 	res, runErr := bench.RunWorkload(ctx, bench.Config{
 		Client:    client,
 		MaxTokens: f.maxTokens,
@@ -191,6 +193,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Progress:  prog.update,
 		Fatal:     refusedCredentials(f.apiKeyEnv),
 	}, f.workload(s, cold))
+	restoreGC()
 	run.Requests, run.Scenario = res.Requests, res.Scenario
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()

@@ -29,6 +29,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
+	"github.com/tokenpulse/tokenpulse/tokencount"
 )
 
 // Doer sends one streamed request and returns its trace; *stream.Client is
@@ -67,6 +68,11 @@ type Config struct {
 	// and Run returns it. Used to stop at once when the target refuses
 	// the credentials, instead of failing every request.
 	Fatal func(*runfile.Request) error
+	// Tokens, when set, counts the output tokens of each event with a
+	// model's vocabulary (bench --tokenizer), for servers that say
+	// nothing of them; the record's counts are then exact per event and
+	// its token_source is "tokenizer".
+	Tokens *tokencount.Counter
 }
 
 // Progress is the state of a run after a request completed.
@@ -198,9 +204,26 @@ func one(ctx context.Context, cfg Config, p suite.Prompt) runfile.Request {
 		defer cancel()
 	}
 	tr := cfg.Client.Do(ctx, Request(p, cfg.MaxTokens))
-	r := Record(tr)
+	r := cfg.record(tr)
 	r.Category = p.Category
 	r.PromptID = p.ID
+	return r
+}
+
+// record returns the run file's record of tr, its tokens counted with
+// cfg.Tokens when set.
+func (cfg Config) record(tr *stream.Trace) runfile.Request {
+	r := Record(tr)
+	if cfg.Tokens != nil && len(tr.TextEnds) == len(tr.TokenTimes) && len(tr.TokenTimes) > 0 {
+		r.TokenCounts = cfg.Tokens.PerEvent(tr.Text, tr.TextEnds)
+		r.TokenSource = "tokenizer"
+		if tr.Usage == nil || tr.Usage.CompletionTokens == 0 {
+			r.OutputTokens = 0
+			for _, n := range r.TokenCounts {
+				r.OutputTokens += n
+			}
+		}
+	}
 	return r
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
+	"github.com/tokenpulse/tokenpulse/tokencount"
 )
 
 // Aborter asks the target to stop a request; *stream.Client is one.
@@ -33,6 +34,8 @@ type RapidFireConfig struct {
 	MaxTokens   int
 	Timeout     time.Duration
 	Progress    func(Progress)
+	// Tokens counts each event's tokens, as Config.Tokens.
+	Tokens *tokencount.Counter
 }
 
 // RapidFire runs the scenario. For each pair it first asks the follow-up
@@ -55,7 +58,7 @@ func RapidFire(ctx context.Context, cfg RapidFireConfig) ([]runfile.Request, []r
 			cfg.Progress(Progress{Phase: phase, Done: done, Total: pairs * 3, Last: r})
 		}
 	}
-	base := Config{Client: cfg.Client, MaxTokens: cfg.MaxTokens, Timeout: cfg.Timeout}
+	base := Config{Client: cfg.Client, MaxTokens: cfg.MaxTokens, Timeout: cfg.Timeout, Tokens: cfg.Tokens}
 	for i := 0; i+1 < len(cfg.Prompts); i += 2 {
 		if ctx.Err() != nil {
 			return reqs, fus, ctx.Err()
@@ -139,7 +142,7 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 		}
 		b = one(ctx, base, follow)
 	}
-	a := Record(trA)
+	a := base.record(trA)
 	a.Category, a.PromptID = first.Category, first.ID
 	a.Aborted = true
 	if abortErr != nil {

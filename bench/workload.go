@@ -121,6 +121,7 @@ func RunWorkload(ctx context.Context, cfg Config, w Workload) (Result, error) {
 		MaxTokens: cfg.MaxTokens,
 		Timeout:   cfg.Timeout,
 		Progress:  cfg.Progress,
+		Tokens:    cfg.Tokens,
 	})
 	offset := len(reqs) // RapidFire indexes its requests from 0
 	for i := range more {

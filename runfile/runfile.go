@@ -175,6 +175,9 @@ type Config struct {
 	// SuiteThresholds maps category name to its thresholds, copied from the
 	// suite so the run can be re-judged without it.
 	SuiteThresholds map[string][]string `json:"suite_thresholds,omitempty"`
+	// Tokenizer is the vocabulary that counted each event's tokens
+	// (bench --tokenizer: its file's base name), when one did.
+	Tokenizer string `json:"tokenizer,omitempty"`
 }
 
 // ColdStart is the target's cold-start breakdown, in milliseconds.

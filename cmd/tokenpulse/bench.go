@@ -22,6 +22,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
+	"github.com/tokenpulse/tokenpulse/tokencount"
 )
 
 func init() { commands = append(commands, newBenchCmd) }
@@ -45,6 +46,7 @@ type benchFlags struct {
 	scenario    string
 	quiet       bool
 	errorBudget string
+	tokenizer   string
 
 	judge    judgeFlags
 	embedded embeddedFlags
@@ -89,6 +91,7 @@ measured is still written).`,
 	fl.StringVarP(&f.out, "out", "o", "", "directory for run.json and reports (default tokenpulse-runs/TIMESTAMP)")
 	fl.StringVar(&f.scenario, "scenario", "", "workload scenario: \"\" (suite sample) or rapid-fire (ask, interrupt, ask again)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
+	fl.StringVar(&f.tokenizer, "tokenizer", "", "GGUF file (a model, or a vocabulary-only file) whose vocabulary counts each event's tokens, for a target that sends no per-event counts; TPOT is then exactly per token")
 	fl.StringVar(&f.errorBudget, "error-budget", "1%", "largest share of failed requests that still passes (adds 'errors.rate <= BUDGET'); \"none\" judges errors only by --threshold")
 	f.judge.register(fl)
 	f.embedded.register(fl)
@@ -117,6 +120,13 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	header, err := parseHeaders(f.headers)
 	if err != nil {
 		return usageErr(err)
+	}
+	var tokens *tokencount.Counter
+	if f.tokenizer != "" {
+		if tokens, err = tokencount.Open(f.tokenizer); err != nil {
+			return usageErr(fmt.Errorf("--tokenizer: %w", err))
+		}
+		defer tokens.Close()
 	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -179,6 +189,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		TimeoutMS:     f.timeout.Milliseconds(),
 		Scenario:      f.scenario,
 		Thresholds:    f.judge.thresholds,
+		Tokenizer:     tokenizerName(tokens),
 		FrameHz:       60,
 		RenderBatchMS: 16,
 	}
@@ -192,6 +203,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Timeout:   f.timeout,
 		Progress:  prog.update,
 		Fatal:     refusedCredentials(f.apiKeyEnv),
+		Tokens:    tokens,
 	}, f.workload(s, cold))
 	restoreGC()
 	run.Requests, run.Scenario = res.Requests, res.Scenario
@@ -344,4 +356,12 @@ func refusedCredentials(keyEnv string) func(*runfile.Request) error {
 		}
 		return fmt.Errorf("stopped: the target answered %d (%s); %s", r.Status, r.Error, hint)
 	}
+}
+
+// tokenizerName names the vocabulary that counted tokens, "" for none.
+func tokenizerName(c *tokencount.Counter) string {
+	if c == nil {
+		return ""
+	}
+	return c.Name
 }

@@ -84,6 +84,8 @@ var metrics = map[string]metricDef{
 	"gap":          {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.Gap)},
 	"visible_gap":  {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.VisibleGap)},
 	"tpot_std":     {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.TPOTStd)},
+	"ttft_network": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.TTFTNetwork)},
+	"server_tpot":  {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.ServerTPOT)},
 	"tpot": {stats: setOf(distStats...), kind: timeUnit, bind: func(stat string) binding {
 		switch stat {
 		case "mean", "min", "max", "count":
@@ -183,6 +185,10 @@ func summaryDist(g *runfile.Group, m measure.Metric) stats.Distribution {
 		return g.TokenIntervalMs
 	case measure.VisibleGap:
 		return g.VisibleGapMs
+	case measure.TTFTNetwork:
+		return g.TTFTNetworkMs
+	case measure.ServerTPOT:
+		return g.ServerTPOTMs
 	}
 	return stats.Distribution{}
 }

@@ -205,10 +205,14 @@ func ParseAll(exprs []string) ([]Rule, error) {
 //	visible_ttft  VisibleTTFTMs (per request)    see below          time
 //	gap           GapMs (every gap, pooled)      see below          time
 //	visible_gap   VisibleGapMs (pooled)          see below          time
-//	tpot          mean, min, max, count: TPOTMs (per request);
-//	              std, p50, p90, p95, p99: GapMs, as DESIGN defines
-//	              "TPOT std" and "TPOT pNN" over the gaps            time
-//	tpot_std      TPOTStdMs (each request's own gap std)  see below  time
+//	tpot          mean, min, max, count: TPOTMs (per request, per token);
+//	              std, p50, p90, p95, p99: TokenIntervalMs, as DESIGN
+//	              defines "TPOT std" and "TPOT pNN" (per token)      time
+//	tpot_std      TPOTStdMs (each request's own token-interval std)  time
+//	ttft_network  TTFTNetworkMs (per request: TTFT less the server's
+//	              own queue and prefill, where it sent them)        time
+//	server_tpot   ServerTPOTMs (per request: the server's own decode
+//	              time per token, where it sent it)                 time
 //	errors        rate: Errors ÷ Requests; count: Errors   rate, count  %, none
 //	tokens_per_event  mean: TokensPerEvent (pooled ratio);
 //	              max: the largest ratio of one request      mean, max    none

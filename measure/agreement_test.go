@@ -68,7 +68,12 @@ func richRun(seed uint64) *runfile.Run {
 		case 3:
 			source = "" // no count at all
 		}
-		add(stream(cat, 120+80*r.Float64(), 15+10*r.Float64(), 8+r.IntN(30), per, source))
+		q := stream(cat, 120+80*r.Float64(), 15+10*r.Float64(), 8+r.IntN(30), per, source)
+		if i%2 == 0 { // the server's own account, as llama-server sends
+			q.Server = &runfile.ServerTimings{QueueNS: int64(r.IntN(5e6)), PrefillNS: q.TTFTNS - int64(2e6+r.IntN(3e6)),
+				DecodeNS: q.TokenTimesNS[len(q.TokenTimesNS)-1] - q.TTFTNS, DecodeTokens: q.OutputTokens, Source: "llama.cpp"}
+		}
+		add(q)
 		if i%7 == 0 {
 			add(runfile.Request{Category: cat, Status: 500, Error: "http 500: boom", ErrorKind: "http"})
 		}
@@ -102,6 +107,10 @@ func summaryField(g runfile.Group, metric, stat string) (float64, bool) {
 		d = g.VisibleGapMs
 	case "tpot_std":
 		d = g.TPOTStdMs
+	case "ttft_network":
+		d = g.TTFTNetworkMs
+	case "server_tpot":
+		d = g.ServerTPOTMs
 	case "tpot":
 		switch stat {
 		case "mean", "min", "max", "count":

@@ -33,6 +33,12 @@ const (
 	TokenInterval Metric = "token_interval"
 	// VisibleGap: pooled, every pause between frames that showed text.
 	VisibleGap Metric = "visible_gap"
+	// TTFTNetwork: per request, TTFT less the server's own queue and
+	// prefill, where the server gave them: the network's and client's
+	// share.
+	TTFTNetwork Metric = "ttft_network"
+	// ServerTPOT: per request, the server's own decode time per token.
+	ServerTPOT Metric = "server_tpot"
 )
 
 // Pooled reports whether m gives many values per request.
@@ -72,6 +78,10 @@ func (v *View) Values(m Metric) []float64 {
 		return one(v.MaxGapMs())
 	case TokensPerEvent:
 		return one(v.TokensPerEvent())
+	case TTFTNetwork:
+		return one(v.NetworkTTFTMs, v.HasServerSplit)
+	case ServerTPOT:
+		return one(v.ServerTPOTMs, v.HasServerTPOT)
 	case Gap:
 		return v.GapsMs
 	case TokenInterval:
@@ -128,6 +138,8 @@ func Aggregate(views []View) runfile.Group {
 	g.E2EMs = stats.Describe(Sample(views, E2E))
 	g.VisibleTTFTMs = stats.Describe(Sample(views, VisibleTTFT))
 	g.VisibleGapMs = stats.Describe(Sample(views, VisibleGap))
+	g.TTFTNetworkMs = stats.Describe(Sample(views, TTFTNetwork))
+	g.ServerTPOTMs = stats.Describe(Sample(views, ServerTPOT))
 	return g
 }
 

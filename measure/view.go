@@ -79,6 +79,20 @@ type View struct {
 	// and the pauses between frames that showed new text.
 	VisibleTTFTMs float64
 	VisibleGapsMs []float64
+
+	// HasServerSplit is true when the server gave its own account of the
+	// request (tokenpulse's timings, llama-server's timings). Then
+	// ServerTTFTMs is its queue + prefill (both servers count the first
+	// token's computation in the prefill), and NetworkTTFTMs the rest of
+	// TTFT: sending, the network, the server's HTTP path, reading.
+	HasServerSplit bool
+	ServerTTFTMs   float64
+	NetworkTTFTMs  float64
+	// HasServerTPOT is true when the server's decode time covers at least
+	// two tokens; ServerTPOTMs is then its decode time per token after
+	// the first, the server's own TPOT.
+	HasServerTPOT bool
+	ServerTPOTMs  float64
 }
 
 // Display returns the run's display model (60 Hz and 16 ms when the run
@@ -142,6 +156,16 @@ func Of(q *runfile.Request, d stats.Display) View {
 	if after > 0 {
 		v.HasTPOT = true
 		v.TPOTMs = (stats.Millis(times[len(times)-1]-times[0]) - pending) / after
+	}
+
+	if s := q.Server; s != nil && (s.QueueNS > 0 || s.PrefillNS > 0) {
+		v.HasServerSplit = true
+		v.ServerTTFTMs = stats.Millis(s.QueueNS + s.PrefillNS)
+		v.NetworkTTFTMs = v.TTFTMs - v.ServerTTFTMs
+		if s.DecodeTokens > 1 && s.DecodeNS > 0 {
+			v.HasServerTPOT = true
+			v.ServerTPOTMs = stats.Millis(s.DecodeNS) / float64(s.DecodeTokens-1)
+		}
 	}
 
 	vis := d.Visible(times)

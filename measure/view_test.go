@@ -168,3 +168,26 @@ func TestZeroTokenEventCarriesItsGap(t *testing.T) {
 		t.Errorf("TPOT = %v, want 40/3 ms (3 tokens after the first over 40 ms)", v.TPOTMs)
 	}
 }
+
+func TestServerAccount(t *testing.T) {
+	// llama-server's split: 80 ms of prompt (first token included), 19
+	// ms per token over 10 decoded tokens; the client saw the first token
+	// at 83 ms.
+	times := evenly(83, 19.5, 10)
+	q := runfile.Request{TokenTimesNS: times, TTFTNS: times[0], OutputTokens: 10, TokenSource: "usage",
+		Server: &runfile.ServerTimings{PrefillNS: 80e6, DecodeNS: 9 * 19e6, DecodeTokens: 10, Source: "llama.cpp"}}
+	v := Of(&q, stats.DefaultDisplay)
+	if !v.HasServerSplit || !near(v.ServerTTFTMs, 80) || !near(v.NetworkTTFTMs, 3) {
+		t.Errorf("split %v: server %v network %v, want 80 and 3", v.HasServerSplit, v.ServerTTFTMs, v.NetworkTTFTMs)
+	}
+	if !v.HasServerTPOT || !near(v.ServerTPOTMs, 19) || !near(v.TPOTMs, 19.5) {
+		t.Errorf("server TPOT %v (%v), client %v; want 19 and 19.5", v.ServerTPOTMs, v.HasServerTPOT, v.TPOTMs)
+	}
+	if got := v.Values(TTFTNetwork); len(got) != 1 || !near(got[0], 3) {
+		t.Errorf("ttft_network values %v", got)
+	}
+	plain := runfile.Request{TokenTimesNS: times, TTFTNS: times[0]}
+	if v := Of(&plain, stats.DefaultDisplay); v.HasServerSplit || len(v.Values(TTFTNetwork)) != 0 {
+		t.Error("a request without the server's account has a split")
+	}
+}

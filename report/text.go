@@ -168,6 +168,9 @@ func (t *textWriter) table(r *runfile.Run) {
 	if note := perEventOnlyNote(r); note != "" {
 		t.printf("%s %s\n", t.paint(ansiRed, "!"), note)
 	}
+	if s := serverAccount(r); s != "" {
+		t.printf("%s\n", s)
+	}
 }
 
 func (t *textWriter) verdicts(r *runfile.Run) {

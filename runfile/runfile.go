@@ -304,7 +304,13 @@ type Group struct {
 	GapMs  stats.Distribution `json:"gap_ms"`
 	// TokenIntervalMs are the per-token intervals: tpot.pNN and tpot.std.
 	TokenIntervalMs stats.Distribution `json:"token_interval_ms"`
-	E2EMs           stats.Distribution `json:"e2e_ms"`
+	// TTFTNetworkMs is, per request whose server gave its own split, TTFT
+	// less the server's queue and prefill: the network's and the
+	// client's share. ServerTPOTMs is the server's own decode time per
+	// token. Both have count 0 when no server said.
+	TTFTNetworkMs stats.Distribution `json:"ttft_network_ms,omitzero"`
+	ServerTPOTMs  stats.Distribution `json:"server_tpot_ms,omitzero"`
+	E2EMs         stats.Distribution `json:"e2e_ms"`
 	// TPOTStdMs has one value per request: the std of that request's gaps.
 	TPOTStdMs stats.Distribution `json:"tpot_std_ms"`
 	// VisibleTTFTMs and VisibleGapMs are what a reader sees on the

@@ -39,6 +39,9 @@ type chunkParser struct {
 	usage     api.Usage
 	ext       api.Extension
 	llama     api.LlamaTimings
+
+	// cur is the choice being read.
+	cur choiceState
 }
 
 // parse reads one event's data. On error the stream's text is as it was
@@ -48,6 +51,7 @@ func (p *chunkParser) parse(data []byte) error {
 	p.choices, p.token, p.reasoning = 0, false, false
 	p.finish, p.hasFinish = p.finish[:0], false
 	p.hasUsage, p.hasExt, p.hasLlama, p.hasError = false, false, false, false
+	p.usage, p.ext, p.llama = api.Usage{}, api.Extension{}, api.LlamaTimings{}
 	if err := jsonv2.Unmarshal(data, p, chunkOptions); err != nil {
 		p.text = p.text[:n]
 		return err
@@ -60,12 +64,17 @@ var errNotObject = errors.New("a chunk must be a JSON object")
 // UnmarshalJSONFrom implements jsonv2.UnmarshalerFrom for the whole
 // chunk. A JSON null is an empty chunk, as it was for encoding/json.
 //
+// A member named twice means what the library's decoding into structs
+// makes of it: the last occurrence of a string or an array, objects
+// merged, null clearing. FuzzChunkParser holds the two together.
+//
 // The walkers switch on each member name in place: handing the name to a
 // function value would make it escape, an allocation per member.
 func (p *chunkParser) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if ok, err := beginObject(dec, errNotObject); !ok {
 		return err
 	}
+	start := len(p.text)
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
@@ -73,23 +82,21 @@ func (p *chunkParser) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		}
 		switch name.String() {
 		case "choices":
+			// A later "choices" replaces an earlier one.
+			p.text = p.text[:start]
+			p.choices, p.token, p.reasoning = 0, false, false
+			p.finish, p.hasFinish = p.finish[:0], false
 			err = p.readChoices(dec)
 		case "usage":
-			if !skipNull(dec) {
-				p.usage = api.Usage{}
-				p.hasUsage = true
+			if p.hasUsage = !skipNull(dec); p.hasUsage {
 				err = jsonv2.UnmarshalDecode(dec, &p.usage)
 			}
 		case "tokenpulse":
-			if !skipNull(dec) {
-				p.ext = api.Extension{}
-				p.hasExt = true
+			if p.hasExt = !skipNull(dec); p.hasExt {
 				err = jsonv2.UnmarshalDecode(dec, &p.ext)
 			}
 		case "timings":
-			if !skipNull(dec) {
-				p.llama = api.LlamaTimings{}
-				p.hasLlama = true
+			if p.hasLlama = !skipNull(dec); p.hasLlama {
 				err = jsonv2.UnmarshalDecode(dec, &p.llama)
 			}
 		case "error":
@@ -128,8 +135,22 @@ func (p *chunkParser) readChoices(dec *jsontext.Decoder) error {
 
 var errChoice = errors.New("a choice must be a JSON object")
 
+// choiceState is what one choice holds so far; its buffers are the
+// parser's, reused from choice to choice.
+type choiceState struct {
+	content, text, finish []byte
+	reasoningContent      bool // a non-empty reasoning_content
+	reasoning             bool // a non-empty reasoning
+}
+
+// readChoice reads one choice, then appends its content and text, in
+// that order, to the stream's text.
 func (p *chunkParser) readChoice(dec *jsontext.Decoder) error {
-	if ok, err := beginObject(dec, errChoice); !ok {
+	c := &p.cur
+	c.content, c.text, c.finish = c.content[:0], c.text[:0], c.finish[:0]
+	c.reasoningContent, c.reasoning = false, false
+	ok, err := beginObject(dec, errChoice)
+	if !ok {
 		return err
 	}
 	for dec.PeekKind() != '}' {
@@ -141,14 +162,9 @@ func (p *chunkParser) readChoice(dec *jsontext.Decoder) error {
 		case "delta":
 			err = p.readDelta(dec)
 		case "text":
-			err = p.content(dec)
+			c.text, err = appendString(dec, c.text[:0])
 		case "finish_reason":
-			var v jsontext.Value
-			if v, err = readString(dec); err == nil && len(v) > len(`""`) {
-				// The last non-empty one counts.
-				p.finish, _ = jsontext.AppendUnquote(p.finish[:0], v)
-				p.hasFinish = true
-			}
+			c.finish, err = appendString(dec, c.finish[:0])
 		default:
 			err = dec.SkipValue()
 		}
@@ -156,14 +172,32 @@ func (p *chunkParser) readChoice(dec *jsontext.Decoder) error {
 			return err
 		}
 	}
-	_, err := dec.ReadToken()
+	if len(c.content)+len(c.text) > 0 {
+		p.token = true
+		p.text = append(append(p.text, c.content...), c.text...)
+	}
+	if c.reasoningContent || c.reasoning {
+		p.token, p.reasoning = true, true
+	}
+	if len(c.finish) > 0 {
+		// The last non-empty finish reason of the chunk counts.
+		p.finish, p.hasFinish = append(p.finish[:0], c.finish...), true
+	}
+	_, err = dec.ReadToken()
 	return err
 }
 
 var errDelta = errors.New("a delta must be a JSON object")
 
+// readDelta reads a choice's delta into p.cur; a second delta merges into
+// the first, a null one clears it.
 func (p *chunkParser) readDelta(dec *jsontext.Decoder) error {
-	if ok, err := beginObject(dec, errDelta); !ok {
+	c := &p.cur
+	ok, err := beginObject(dec, errDelta)
+	if !ok {
+		if err == nil { // null
+			c.content, c.reasoningContent, c.reasoning = c.content[:0], false, false
+		}
 		return err
 	}
 	for dec.PeekKind() != '}' {
@@ -171,14 +205,16 @@ func (p *chunkParser) readDelta(dec *jsontext.Decoder) error {
 		if err != nil {
 			return err
 		}
+		var v jsontext.Value
 		switch name.String() {
 		case "content":
-			err = p.content(dec)
-		case "reasoning_content", "reasoning":
-			var v jsontext.Value
-			if v, err = readString(dec); err == nil && len(v) > len(`""`) {
-				p.token, p.reasoning = true, true
-			}
+			c.content, err = appendString(dec, c.content[:0])
+		case "reasoning_content":
+			v, err = readString(dec)
+			c.reasoningContent = len(v) > len(`""`)
+		case "reasoning":
+			v, err = readString(dec)
+			c.reasoning = len(v) > len(`""`)
 		default:
 			err = dec.SkipValue()
 		}
@@ -186,21 +222,8 @@ func (p *chunkParser) readDelta(dec *jsontext.Decoder) error {
 			return err
 		}
 	}
-	_, err := dec.ReadToken()
+	_, err = dec.ReadToken()
 	return err
-}
-
-// content appends a content (or completion text) string to the text.
-func (p *chunkParser) content(dec *jsontext.Decoder) error {
-	n := len(p.text)
-	var err error
-	if p.text, err = appendString(dec, p.text); err != nil {
-		return err
-	}
-	if len(p.text) > n {
-		p.token = true
-	}
-	return nil
 }
 
 // beginObject reads the start of a JSON object: ok is true when one

@@ -88,9 +88,9 @@ type View struct {
 	HasServerSplit bool
 	ServerTTFTMs   float64
 	NetworkTTFTMs  float64
-	// HasServerTPOT is true when the server's decode time covers at least
-	// two tokens; ServerTPOTMs is then its decode time per token after
-	// the first, the server's own TPOT.
+	// HasServerTPOT is true when the server's decode time covers a token
+	// after the first event; ServerTPOTMs is then its decode time per
+	// token after the first event, the server's own TPOT.
 	HasServerTPOT bool
 	ServerTPOTMs  float64
 }
@@ -162,9 +162,12 @@ func Of(q *runfile.Request, d stats.Display) View {
 		v.HasServerSplit = true
 		v.ServerTTFTMs = stats.Millis(s.QueueNS + s.PrefillNS)
 		v.NetworkTTFTMs = v.TTFTMs - v.ServerTTFTMs
-		if s.DecodeTokens > 1 && s.DecodeNS > 0 {
+		// Both servers time the decode from the first token (or piece)
+		// they sent to the last: it covers the tokens after the first
+		// event.
+		if after := float64(s.DecodeTokens) - v.FirstEventTokens; after > 0 && s.DecodeNS > 0 {
 			v.HasServerTPOT = true
-			v.ServerTPOTMs = stats.Millis(s.DecodeNS) / float64(s.DecodeTokens-1)
+			v.ServerTPOTMs = stats.Millis(s.DecodeNS) / after
 		}
 	}
 

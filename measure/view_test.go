@@ -191,3 +191,16 @@ func TestServerAccount(t *testing.T) {
 		t.Error("a request without the server's account has a split")
 	}
 }
+
+func TestServerTPOTAfterABatchedFirstEvent(t *testing.T) {
+	// The mock's account: 30 tokens, 4 an event, decode from the first
+	// piece to the last (520 ms) covers the 26 tokens after the first.
+	times := evenly(210, 80, 8)
+	counts := []int{4, 4, 4, 4, 4, 4, 4, 2}
+	q := runfile.Request{TokenTimesNS: times, TTFTNS: times[0], TokenCounts: counts, OutputTokens: 30,
+		Server: &runfile.ServerTimings{PrefillNS: 210e6, DecodeNS: 520e6, DecodeTokens: 30, Source: "tokenpulse"}}
+	v := Of(&q, stats.DefaultDisplay)
+	if !near(v.ServerTPOTMs, 20) {
+		t.Errorf("server TPOT = %v, want 20 ms (520 ms over the 26 tokens after the first event)", v.ServerTPOTMs)
+	}
+}

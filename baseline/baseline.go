@@ -82,7 +82,7 @@ func api(r *runfile.Run) string {
 
 func maxTokens(r *runfile.Run) string {
 	if r.Config.MaxTokens <= 0 {
-		return "the server's default"
+		return "unset (the prompts' own)"
 	}
 	return strconv.Itoa(r.Config.MaxTokens)
 }

@@ -306,14 +306,14 @@ func TestBenchAgainstLastRecordsTheComparison(t *testing.T) {
 
 	out = t.TempDir()
 	text, code = bench(url, out, "--against", "last", "--max-tokens", "5")
-	if code != exitOK || !strings.Contains(text, "max tokens the server's default, this one 5") {
+	if code != exitOK || !strings.Contains(text, "max tokens unset (the prompts' own), this one 5") {
 		t.Errorf("other max tokens: exit %d (want 0), output lacks the refusal:\n%s", code, text)
 	}
 	run, err = runfile.Load(filepath.Join(out, "run.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Comparison == nil || !strings.Contains(run.Comparison.Skipped, "max tokens the server's default, this one 5") {
+	if run.Comparison == nil || !strings.Contains(run.Comparison.Skipped, "max tokens unset (the prompts' own), this one 5") {
 		t.Errorf("run.json comparison = %+v, want the refusal", run.Comparison)
 	}
 }

@@ -189,6 +189,9 @@ func noData(r Rule, s Scope, d *scopeData) string {
 		return "no data: the run has no measured request"
 	}
 	if d.g.Errors == d.g.Requests {
+		if d.g.Requests == 1 {
+			return fmt.Sprintf("no data: the one request of %s failed", s)
+		}
 		return fmt.Sprintf("no data: all %d requests of %s failed", d.g.Requests, s)
 	}
 	return fmt.Sprintf("no data: no request of %s has a value of %s", s, r.Metric)

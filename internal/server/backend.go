@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,6 +30,11 @@ type Backend interface {
 	// *RequestError before any piece is emitted.
 	Generate(ctx context.Context, req *GenRequest, emit func(Piece) error) (GenResult, error)
 }
+
+// ErrBroken is wrapped by a backend's error when the backend can serve
+// no further request (its model file changed or vanished underneath it):
+// the request fails, the server marks itself unhealthy and keeps running.
+var ErrBroken = errors.New("backend broken")
 
 // Kinded is implemented by backends that name their kind ("embedded",
 // "gateway", "mock"); the server reports it on /health so that a client

@@ -7,7 +7,8 @@
 // limits and against the size of the file before anything is allocated, all
 // size arithmetic is overflow-checked, and every tensor's data must lie
 // inside the file. Allocation is therefore bounded by a small multiple of
-// the file size whatever the header claims. What is well-formed but not
+// the file size whatever the header claims, and as no two tensors may share
+// bytes, so is the parameter count. What is well-formed but not
 // supported (an unknown tensor type, nested arrays, GGUF v1) is reported
 // with an error wrapping [ErrUnsupported].
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -200,12 +201,28 @@ func TestHostile(t *testing.T) {
 		b = binary.LittleEndian.AppendUint32(b, elem)
 		return binary.LittleEndian.AppendUint64(b, n)
 	}
+	// Two tensors of 16 bytes; the second starts at off.
+	twoTensors := func(off uint64) []byte {
+		b := header(3, 2, 0)
+		for i, o := range []uint64{0, off} {
+			b = appendStr(b, fmt.Sprintf("t%d", i))
+			b = binary.LittleEndian.AppendUint32(b, 1)
+			b = binary.LittleEndian.AppendUint64(b, 4)
+			b = binary.LittleEndian.AppendUint32(b, uint32(quant.F32))
+			b = binary.LittleEndian.AppendUint64(b, o)
+		}
+		return append(b, make([]byte, 128)...)
+	}
+	if _, err := Parse(twoTensors(32)); err != nil {
+		t.Fatalf("two separate tensors: %v", err)
+	}
 	cases := []struct {
 		name string
 		data []byte
 		want error
 	}{
 		{"empty", nil, ErrFormat},
+		{"tensors sharing bytes", twoTensors(0), ErrFormat},
 		{"bad magic", []byte("GGML\x03\x00\x00\x00"), ErrFormat},
 		{"version 1", header(1, 0, 0), ErrUnsupported},
 		{"version 9", header(9, 0, 0), ErrUnsupported},

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
 )
@@ -213,7 +214,33 @@ func Parse(data []byte) (*File, error) {
 		}
 		t.Data = data[start+t.Offset : start+t.Offset+size : start+t.Offset+size]
 	}
+	if err := checkOverlap(f.Tensors); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// checkOverlap refuses tensors that share bytes. A writer lays each tensor
+// out on its own, so shared bytes only come from a crafted file: one that
+// passes a few kilobytes off as thousands of layers, to make whoever sizes
+// buffers from the tensors' shapes allocate without bound.
+func checkOverlap(ts []TensorInfo) error {
+	if len(ts) < 2 {
+		return nil
+	}
+	order := make([]int, len(ts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return ts[order[a]].Offset < ts[order[b]].Offset })
+	for k := 1; k < len(order); k++ {
+		prev, t := &ts[order[k-1]], &ts[order[k]]
+		if t.Offset < prev.Offset+uint64(len(prev.Data)) {
+			return fmt.Errorf("gguf: tensors %q and %q share bytes (%d bytes at offset %d, %d at %d): %w",
+				prev.Name, t.Name, len(prev.Data), prev.Offset, len(t.Data), t.Offset, ErrFormat)
+		}
+	}
+	return nil
 }
 
 func alignUp(n, a uint64) uint64 { return (n + a - 1) / a * a }

@@ -25,7 +25,9 @@
 //	prev, base, err := s.Previous(ctx, run, baseline.Policy{}) // the run to compare with
 //
 // A *Store is safe for concurrent use, and several processes may use one
-// file at a time (writers wait up to 5 s for one another).
+// file at a time, a new one too: writers wait up to 30 s for one another,
+// and of several processes opening a new file at once one creates the
+// schema while the others wait for it.
 package store
 
 import (
@@ -45,7 +47,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/tokenpulse/tokenpulse/baseline"
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -108,7 +111,7 @@ func Open(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("history file: %w", err)
 	}
-	dsn := path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
+	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate", path, busyTimeout.Milliseconds())
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("history file %s: %w", path, err)
@@ -306,38 +309,99 @@ func headline(run *runfile.Run) figures {
 // SchemaVersion is the schema version this package writes.
 var SchemaVersion = len(migrations)
 
+// busyTimeout is how long a process waits for another one's write to the
+// file before it gives up: SQLite's busy_timeout, and the budget of
+// retryBusy.
+const busyTimeout = 30 * time.Second
+
+// migrate brings the schema up to date, one migration per transaction.
+// Each transaction begins IMMEDIATE (the DSN's _txlock), so it holds the
+// file's write lock from its first statement, and reads the schema
+// version inside it: of several processes opening a new file at once,
+// one applies a migration while the others wait (busy_timeout) and then
+// find it applied. Reading the version before the transaction let two
+// processes both read 0, and the second failed with "table runs already
+// exists".
 func (s *Store) migrate(ctx context.Context) error {
-	var v int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if v > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this tokenpulse knows (%d)", v, len(migrations))
-	}
-	for i := v; i < len(migrations); i++ {
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
+	for {
+		var done bool
+		err := retryBusy(ctx, func() error {
+			var err error
+			done, err = s.migrateOne(ctx)
+			return err
+		})
+		if err != nil || done {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, migrations[i].sql); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %d: %w", i+1, err)
+	}
+}
+
+// retryBusy runs fn again while it fails with SQLITE_BUSY, for up to
+// busyTimeout. SQLite's busy handler covers most waits, but not all: a
+// connection opened while the new file was still in rollback-journal
+// mode, which another process then switched to WAL, gets SQLITE_BUSY at
+// once from BEGIN, without its busy handler being asked (seen with eight
+// processes opening one new file). fn must be a whole transaction, safe
+// to run again.
+func retryBusy(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(busyTimeout)
+	wait := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
 		}
-		if fn := migrations[i].fn; fn != nil {
-			if err := fn(ctx, tx); err != nil {
-				tx.Rollback()
-				return fmt.Errorf("migration %d: %w", i+1, err)
-			}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
 		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %d: %w", i+1, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migration %d: %w", i+1, err)
+		wait = min(2*wait, 200*time.Millisecond)
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (any extended code).
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
+// migrateOne applies the next migration the file lacks, in one
+// transaction; done is true when there was none.
+func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("begin migration: %w", err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return false, fmt.Errorf("read schema version: %w", err)
+	}
+	if v > len(migrations) {
+		return false, fmt.Errorf("schema version %d is newer than this tokenpulse knows (%d)", v, len(migrations))
+	}
+	if v == len(migrations) {
+		return true, nil
+	}
+	m := migrations[v]
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return false, fmt.Errorf("migration %d: %w", v+1, err)
+	}
+	if m.fn != nil {
+		if err := m.fn(ctx, tx); err != nil {
+			return false, fmt.Errorf("migration %d: %w", v+1, err)
 		}
 	}
-	return nil
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return false, fmt.Errorf("migration %d: %w", v+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("migration %d: %w", v+1, err)
+	}
+	return false, nil
 }
 
 // Entry is one run's row, without its run file.
@@ -429,38 +493,41 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 	f := headline(run)
 	o := run.Summary.Overall
 	fp := fingerprint(run)
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("record run: %w", err)
-	}
-	defer tx.Rollback()
 	var id int64
-	err = tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE fingerprint = ?", fp).Scan(&id)
-	if err == nil {
-		return id, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, fmt.Errorf("record run: %w", err)
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs (
-		fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
-		hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version,
-		requests, errors, ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
-		verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz
-	) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		fp, run.StartedAt.UTC().Format(time.RFC3339Nano), unixNS(run.StartedAt), time.Now().UTC().Format(time.RFC3339Nano),
-		run.Target.Key(), run.Target.Model, run.Target.Backend,
-		run.Device.Hostname, run.Device.Label, run.Device.Key(), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
-		run.Config.Suite, run.Tool.Version,
-		o.Requests, o.Errors, f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
-		f.verdicts, f.failed, f.notJudged, f.failed == 0, gz.Bytes())
+	err = retryBusy(ctx, func() error {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		err = tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE fingerprint = ?", fp).Scan(&id)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO runs (
+			fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
+			hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version,
+			requests, errors, ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
+			verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz
+		) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			fp, run.StartedAt.UTC().Format(time.RFC3339Nano), unixNS(run.StartedAt), time.Now().UTC().Format(time.RFC3339Nano),
+			run.Target.Key(), run.Target.Model, run.Target.Backend,
+			run.Device.Hostname, run.Device.Label, run.Device.Key(), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
+			run.Config.Suite, run.Tool.Version,
+			o.Requests, o.Errors, f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
+			f.verdicts, f.failed, f.notJudged, f.failed == 0, gz.Bytes())
+		if err != nil {
+			return err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
 	if err != nil {
-		return 0, fmt.Errorf("record run: %w", err)
-	}
-	if id, err = res.LastInsertId(); err != nil {
-		return 0, fmt.Errorf("record run: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("record run: %w", err)
 	}
 	return id, nil

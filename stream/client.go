@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -59,6 +60,27 @@ type Client struct {
 	// (stream_options.include_usage), for servers that reject the field.
 	NoUsage bool
 
+	// Limits on what one request may receive, so that the client's memory
+	// and the run file do not follow a server that never stops. A request
+	// that crosses one fails with [KindOverflow], naming the limit; its
+	// trace keeps what was measured up to the limit (and no more), and its
+	// connection is closed. Zero means the default; a negative value, no
+	// limit.
+	//
+	// MaxContentEvents bounds the content events: by default
+	// max(4·MaxTokens, 4096) when the request sets MaxTokens, else
+	// [DefaultMaxContentEvents].
+	MaxContentEvents int
+	// MaxEvents bounds the events of every kind ("[DONE]" and foreign
+	// events included): by default 2·(the content events' limit) + 1024.
+	MaxEvents int
+	// MaxBytes bounds the bytes of the response body (after the transfer
+	// coding): by default [DefaultMaxBytes].
+	MaxBytes int64
+	// MaxEventBytes bounds one event (the bytes of its lines, line ends
+	// not counted): by default [DefaultMaxEventBytes].
+	MaxEventBytes int
+
 	// readStamps, set by tests, stamps arrivals when reads return even
 	// where the kernel's receive timestamps are available.
 	readStamps bool
@@ -66,6 +88,60 @@ type Client struct {
 	once  sync.Once
 	hc    *http.Client
 	fresh *http.Client // for retries: never reuses a connection
+}
+
+// The defaults of the Client's limits on one response.
+const (
+	// DefaultMaxContentEvents is the content events' limit of a request
+	// without MaxTokens: 262144, far beyond any answer a model writes
+	// in one request, and 8 MiB of timestamps at most.
+	DefaultMaxContentEvents = 1 << 18
+	// DefaultMaxBytes is the response body's limit: 64 MiB, about 200k
+	// events of a typical 300-byte chunk.
+	DefaultMaxBytes = 64 << 20
+	// DefaultMaxEventBytes is one event's limit: 4 MiB. A chunk is a few
+	// hundred bytes; a server that sends its whole answer in one event
+	// stays well below it.
+	DefaultMaxEventBytes = 4 << 20
+)
+
+// limits are the bounds of one response (see [Client.MaxEvents]).
+type limits struct {
+	content, events, event int
+	bytes                  int64
+}
+
+// limits returns the bounds of the response to a request with maxTokens
+// (0 when not set).
+func (c *Client) limits(maxTokens int) limits {
+	l := limits{content: c.MaxContentEvents, events: c.MaxEvents, bytes: c.MaxBytes, event: c.MaxEventBytes}
+	switch {
+	case l.content < 0:
+		l.content = math.MaxInt
+	case l.content == 0 && maxTokens > 0:
+		l.content = max(4096, min(maxTokens, math.MaxInt/8)*4)
+	case l.content == 0:
+		l.content = DefaultMaxContentEvents
+	}
+	switch {
+	case l.events < 0:
+		l.events = math.MaxInt
+	case l.events == 0:
+		l.events = min(l.content, math.MaxInt/4)*2 + 1024
+	}
+	switch {
+	case l.bytes < 0:
+		l.bytes = math.MaxInt64
+	case l.bytes == 0:
+		l.bytes = DefaultMaxBytes
+	}
+	switch {
+	case l.event < 0:
+		l.event = math.MaxInt / 2
+	case l.event == 0:
+		l.event = DefaultMaxEventBytes
+	}
+	return l
 }
 
 // Request is one request to send.
@@ -403,21 +479,36 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// firstByteReader notes when the first byte of the body arrived, read
-// from clock (see [stampConn]) when the first read that returns bytes
-// returns.
-type firstByteReader struct {
+// bodyReader reads the response body: it notes when the first byte of
+// the body arrived, read from clock (see [stampConn]) when the first read
+// that returns bytes returns, and passes on at most max bytes, failing
+// with errBodyLimit once the body holds more.
+type bodyReader struct {
 	r     io.Reader
 	clock func() time.Time
 	start time.Time
 	at    time.Duration
+	n     int64 // bytes passed on
+	max   int64
 }
 
-func (f *firstByteReader) Read(p []byte) (int, error) {
+// errBodyLimit is the error of a body longer than Client.MaxBytes.
+var errBodyLimit = errors.New("response body over the limit")
+
+func (f *bodyReader) Read(p []byte) (int, error) {
+	if rest := f.max - f.n; int64(len(p)) > rest {
+		p = p[:rest+1] // one more byte says whether the body goes on
+	}
 	n, err := f.r.Read(p)
 	if n > 0 && f.at == 0 {
 		f.at = f.clock().Sub(f.start)
 	}
+	if int64(n) > f.max-f.n {
+		n = int(f.max - f.n)
+		f.n = f.max
+		return n, errBodyLimit
+	}
+	f.n += int64(n)
 	return n, err
 }
 
@@ -440,11 +531,13 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 	if sc != nil {
 		clock = sc.lastRead
 	}
-	fb := &firstByteReader{r: body, clock: clock, start: start}
+	lim := c.limits(maxTokens)
+	fb := &bodyReader{r: body, clock: clock, start: start, max: lim.bytes}
 	dec := sse.NewDecoder(fb)
 	dec.SetClock(clock)
+	dec.SetMaxEventSize(lim.event)
 	checkID := tr.EchoedID != "" && tr.EchoedID == tr.RequestID
-	n := min(max(maxTokens, 16), 4096)
+	n := min(max(maxTokens, 16), 4096, lim.content)
 	if cap(tr.TokenTimes) < n {
 		// Room for the whole answer up front: no growth mid-stream.
 		tr.TokenTimes = make([]time.Duration, 0, n)
@@ -460,7 +553,11 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 	for {
 		ev, err := dec.NextRaw()
 		if err != nil {
-			c.end(ctx, tr, err)
+			c.end(ctx, tr, err, lim)
+			return
+		}
+		if tr.Events >= lim.events {
+			tr.Err = overflow(tr, fmt.Sprintf("more than %d events (Client.MaxEvents)", lim.events))
 			return
 		}
 		at := ev.At.Sub(start)
@@ -482,6 +579,7 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 			tr.ForeignEvents++
 			continue
 		}
+		last := tr.LastEvent
 		tr.LastEvent = at
 		if string(ev.Data) == "[DONE]" {
 			tr.Done = true
@@ -527,6 +625,14 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 		if !p.token {
 			continue
 		}
+		if len(tr.TokenTimes) >= lim.content {
+			// Keep the trace as it was before this event.
+			tr.Events--
+			tr.LastEvent = last
+			p.text = p.text[:textEnd(tr)]
+			tr.Err = overflow(tr, fmt.Sprintf("more than %d content events (Client.MaxContentEvents)", lim.content))
+			return
+		}
 		tr.TokenTimes = append(tr.TokenTimes, at)
 		tr.TokenCounts = append(tr.TokenCounts, tokens)
 		tr.ServerTimes = append(tr.ServerTimes, serverNS)
@@ -540,10 +646,30 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 	}
 }
 
+// textEnd is the length of the text of tr's content events.
+func textEnd(tr *Trace) int {
+	if n := len(tr.TextEnds); n > 0 {
+		return tr.TextEnds[n-1]
+	}
+	return 0
+}
+
+// overflow is the error of a response that crossed one of the client's
+// limits, which what says.
+func overflow(tr *Trace, what string) *Error {
+	return &Error{Kind: KindOverflow, Status: tr.Status, Message: fmt.Sprintf("the response sent %s; the request was stopped there, after %d events (%d content events)", what, tr.Events, len(tr.TokenTimes))}
+}
+
 // end records how a stream that did not reach "[DONE]" ended.
-func (c *Client) end(ctx context.Context, tr *Trace, err error) {
+func (c *Client) end(ctx context.Context, tr *Trace, err error, lim limits) {
 	complete := tr.FinishReason != ""
 	switch {
+	case errors.Is(err, errBodyLimit):
+		tr.Err = overflow(tr, fmt.Sprintf("more than %d bytes (Client.MaxBytes)", lim.bytes))
+		tr.Err.Err = err
+	case errors.Is(err, sse.ErrEventTooLarge):
+		tr.Err = overflow(tr, fmt.Sprintf("an event of more than %d bytes (Client.MaxEventBytes)", lim.event))
+		tr.Err.Err = err
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		if !complete {
 			tr.Err = &Error{Kind: KindCut, Status: tr.Status, Message: fmt.Sprintf("stream ended mid-event (no blank line after its last line; the event is dropped) without [DONE] or a finish reason, after %d content events", len(tr.TokenTimes))}
@@ -552,8 +678,6 @@ func (c *Client) end(ctx context.Context, tr *Trace, err error) {
 		if !complete {
 			tr.Err = &Error{Kind: KindCut, Status: tr.Status, Message: fmt.Sprintf("stream ended without [DONE] or a finish reason after %d content events", len(tr.TokenTimes))}
 		}
-	case errors.Is(err, sse.ErrEventTooLarge):
-		tr.Err = &Error{Kind: KindMalformed, Status: tr.Status, Message: err.Error(), Err: err}
 	case ctx.Err() != nil:
 		tr.Err = classify(ctx, err, KindCut, tr.Status)
 	case complete:

@@ -27,9 +27,16 @@
 //
 // Failures are data: [Client.Do] never panics on what a server sends and
 // always returns a trace; a failed one has Err set with a [Kind] (http,
-// connect, cut, malformed, timeout, cancelled). A request that fails on a
-// reused keep-alive connection before any response byte was never
-// processed by the server; it is sent again once on a fresh connection.
+// connect, cut, malformed, timeout, cancelled, overflow). A request that
+// fails on a reused keep-alive connection before any response byte was
+// never processed by the server; it is sent again once on a fresh
+// connection.
+//
+// Bounds. What one request may receive is bounded (content events, all
+// events, bytes, one event's size; see [Client.MaxEvents]), well above
+// what the request asked for, so that a server that never stops cannot
+// make the client's memory and the run file follow it: past a limit the
+// request fails as overflow, keeping what was measured up to it.
 //
 // Example:
 //

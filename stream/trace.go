@@ -29,6 +29,10 @@ const (
 	KindTimeout Kind = "timeout"
 	// KindCancelled: the context was cancelled.
 	KindCancelled Kind = "cancelled"
+	// KindOverflow: the response crossed one of the client's limits on
+	// what one request may receive (events, content events, bytes, the
+	// size of one event; see [Client.MaxEvents]); the message names it.
+	KindOverflow Kind = "overflow"
 )
 
 // Error is the failure of one request.

@@ -41,6 +41,16 @@ type Client struct {
 	// A retry goes through a clone of its *http.Transport with keep-alive
 	// off, so it always gets a fresh connection; with any other
 	// RoundTripper the retry uses HTTP as it is.
+	//
+	// Redirects. The Client sends through a copy of HTTP whose
+	// CheckRedirect never follows a redirect to another origin (scheme,
+	// host and port): the API key, the Header (api-key and the like) and
+	// the prompt stay with the server they were meant for. A redirect to
+	// the same origin is followed only when HTTP's own CheckRedirect is
+	// set (and says so); by default no redirect is followed. A redirect
+	// not followed fails the request as [KindHTTP] with the redirect's
+	// status, its message naming the Location; Models, Health and Abort
+	// fail the same way.
 	HTTP *http.Client
 	// BaseURL is the server's address, with or without a trailing "/v1"
 	// ("http://127.0.0.1:8080" or "http://127.0.0.1:8080/v1").
@@ -207,10 +217,12 @@ func NewRequestID() string { return "tp-" + rand.Text() }
 
 func (c *Client) init() {
 	c.once.Do(func() {
-		c.hc = c.HTTP
-		if c.hc == nil {
-			c.hc = &http.Client{Transport: newTransport(!c.readStamps)}
+		hc := http.Client{Transport: newTransport(!c.readStamps)}
+		if c.HTTP != nil {
+			hc = *c.HTTP // a copy: the caller's client is left as it is
 		}
+		hc.CheckRedirect = checkRedirect(hc.CheckRedirect)
+		c.hc = &hc
 		var base *http.Transport
 		switch t := c.hc.Transport.(type) {
 		case nil:
@@ -230,6 +242,62 @@ func (c *Client) init() {
 		fresh.Transport = ft
 		c.fresh = &fresh
 	})
+}
+
+// checkRedirect returns the CheckRedirect of the clients a Client sends
+// with: a redirect to another origin than the request's first is never
+// followed; one to the same origin is left to user, the CheckRedirect of
+// the caller's client, and not followed when user is nil. A redirect not
+// followed is handed back as the response (http.ErrUseLastResponse), its
+// body unread, so that the caller reports its status and Location.
+func checkRedirect(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if user == nil || len(via) == 0 || !sameOrigin(req.URL, via[0].URL) {
+			return http.ErrUseLastResponse
+		}
+		return user(req, via)
+	}
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (the scheme's default port when none is written).
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) &&
+		strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		port(a) == port(b)
+}
+
+// port returns u's port, or its scheme's default.
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
+}
+
+// redirectMessage says where a redirect that was not followed led, or
+// returns "" when resp is not a redirect with a Location.
+func redirectMessage(resp *http.Response) string {
+	if resp.StatusCode < 300 || resp.StatusCode > 399 {
+		return ""
+	}
+	loc := resp.Header.Get("Location")
+	if u, err := resp.Location(); err == nil {
+		loc = u.String()
+	}
+	if loc == "" {
+		return ""
+	}
+	if len(loc) > 300 {
+		loc = loc[:300] + "…"
+	}
+	return fmt.Sprintf("redirected to %s, not followed (the API key, headers and prompt are never sent to another address; use the address redirected to)", loc)
 }
 
 // endpoint returns the URL of an API path such as "/chat/completions".
@@ -719,6 +787,9 @@ func drain(body io.ReadCloser) {
 // object's message, a plain {"error": "..."} string, or the start of the
 // body.
 func errorMessage(resp *http.Response) string {
+	if msg := redirectMessage(resp); msg != "" {
+		return msg
+	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var eb errorChunk
 	if json.Unmarshal(b, &eb) == nil && len(eb.Error) > 0 {
@@ -786,6 +857,9 @@ func (c *Client) Health(ctx context.Context) (int, *api.Health, error) {
 		return 0, nil, fmt.Errorf("health: %w", err)
 	}
 	defer resp.Body.Close()
+	if msg := redirectMessage(resp); msg != "" {
+		return resp.StatusCode, nil, fmt.Errorf("health: %d: %s", resp.StatusCode, msg)
+	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
 		return resp.StatusCode, nil, fmt.Errorf("health: reading the answer: %w", err)

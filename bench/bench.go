@@ -73,6 +73,8 @@ type Config struct {
 	// nothing of them; the record's counts are then exact per event and
 	// its token_source is "tokenizer".
 	Tokens *tokencount.Counter
+	// Journal, when set, gets each request as it finishes (see [Journal]).
+	Journal Journal
 }
 
 // Progress is the state of a run after a request completed.
@@ -126,7 +128,7 @@ func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 		r.Cold = true
 		r.Index = len(out)
 		out = append(out, r)
-		prog.add("cold", &out[len(out)-1])
+		prog.add("cold", r.Index, &out[len(out)-1])
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
@@ -142,7 +144,7 @@ func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 		r.Warmup = true
 		r.Index = len(out)
 		out = append(out, r)
-		prog.add("warmup", &out[len(out)-1])
+		prog.add("warmup", r.Index, &out[len(out)-1])
 	}
 	measured := closedLoop(ctx, cfg, &prog)
 	for _, r := range measured {
@@ -173,7 +175,7 @@ func closedLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Reque
 					continue // cut short by the run's end, not measured
 				}
 				results[i] = slot{r: r, done: true}
-				prog.add("measure", &results[i].r)
+				prog.add("measure", i, &results[i].r)
 			}
 		}()
 	}
@@ -252,9 +254,14 @@ type progress struct {
 	ttfts []float64
 }
 
-func (p *progress) add(phase string, r *runfile.Request) {
+// add counts a finished request; slot is its place in the order of issue
+// within its phase, for the journal.
+func (p *progress) add(phase string, slot int, r *runfile.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.cfg.Journal != nil {
+		p.cfg.Journal.Append(journalPhase(phase), slot, r)
+	}
 	p.done++
 	if !r.OK() {
 		p.errs++

@@ -120,7 +120,7 @@ func RunWorkload(ctx context.Context, cfg Config, w Workload) (Result, error) {
 		Prompts:   RapidFirePrompts(w.Suite, max(w.Requests/3, 1), w.Seed),
 		MaxTokens: cfg.MaxTokens,
 		Timeout:   cfg.Timeout,
-		Progress:  cfg.Progress,
+		Progress:  journaled(cfg.Journal, cfg.Progress),
 		Tokens:    cfg.Tokens,
 	})
 	offset := len(reqs) // RapidFire indexes its requests from 0

@@ -1,0 +1,112 @@
+package runfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJournalRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, JournalFile)
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	w, err := CreateJournal(path, JournalHeader{
+		Tool: Tool{Name: "tokenpulse"}, StartedAt: start,
+		Target: Target{URL: "http://x", Model: "m"}, Device: Device{Hostname: "h", Tier: "entry"},
+		Config:         Config{Suite: "s", Requests: 3, SuiteThresholds: map[string][]string{"a": {"ttft.p95 < 1s"}}},
+		TierThresholds: []string{"gap.max <= 200ms"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The measured requests finish out of order; the scenario's come last
+	// whatever their slot.
+	add := func(phase string, slot int, id string) {
+		t.Helper()
+		if err := w.Append(phase, slot, &Request{RequestID: id, Index: 99, TTFTNS: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(PhaseCold, 0, "cold")
+	add(PhaseWarmup, 1, "warm")
+	add(PhaseMeasure, 2, "m2")
+	add(PhaseMeasure, 0, "m0")
+	add(PhaseScenario, 0, "s0")
+	add(PhaseMeasure, 1, "m1")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateJournal(path, JournalHeader{}); err == nil || !strings.Contains(err.Error(), "did not finish") {
+		t.Errorf("a second journal over the first: %v, want a refusal", err)
+	}
+
+	j, err := ReadJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Notes) != 0 {
+		t.Errorf("notes on a clean journal: %q", j.Notes)
+	}
+	run := j.Run()
+	var ids []string
+	for i, r := range run.Requests {
+		ids = append(ids, r.RequestID)
+		if r.Index != i {
+			t.Errorf("request %s: index %d, want %d", r.RequestID, r.Index, i)
+		}
+	}
+	if got, want := strings.Join(ids, " "), "cold warm m0 m1 m2 s0"; got != want {
+		t.Errorf("order %q, want %q", got, want)
+	}
+	if !run.Interrupted || !run.StartedAt.Equal(start) || !run.FinishedAt.After(start) || run.Target.Model != "m" || run.Config.Requests != 3 {
+		t.Errorf("run: interrupted %v, started %v, finished %v, target %+v, config %+v", run.Interrupted, run.StartedAt, run.FinishedAt, run.Target, run.Config)
+	}
+	if j.Header.TierThresholds[0] != "gap.max <= 200ms" || j.Header.Config.SuiteThresholds["a"][0] != "ttft.p95 < 1s" {
+		t.Errorf("header lost what judging needs: %+v", j.Header)
+	}
+}
+
+func TestJournalTornLastLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), JournalFile)
+	w, err := CreateJournal(path, JournalHeader{Tool: Tool{Name: "tokenpulse"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := w.Append(PhaseMeasure, i, &Request{RequestID: "r"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"phase":"measure","slot":3,"at":"2026-11-29T10:00:00Z","request":{"request_id":"r`)
+	f.Close()
+
+	j, err := ReadJournal(path)
+	if err != nil {
+		t.Fatalf("a torn last line failed the read: %v", err)
+	}
+	if len(j.Entries) != 3 {
+		t.Errorf("%d entries, want the 3 whole lines", len(j.Entries))
+	}
+	if len(j.Notes) != 1 || !strings.Contains(j.Notes[0], "last line") {
+		t.Errorf("notes %q, want one about the last line", j.Notes)
+	}
+}
+
+func TestJournalRefusesOtherFiles(t *testing.T) {
+	for name, body := range map[string]string{
+		"empty":       "",
+		"run file":    "{\n  \"schema_version\": 1\n}\n",
+		"torn header": `{"journal":1,"tool":{"na`,
+	} {
+		if _, err := DecodeJournal(name, []byte(body)); err == nil {
+			t.Errorf("%s: decoded as a journal", name)
+		}
+	}
+}

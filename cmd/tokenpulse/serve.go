@@ -29,6 +29,9 @@ type serveFlags struct {
 	maxTokens, maxTokensLimit  int
 	maxBody                    int64
 	grace                      time.Duration
+	headerTimeout, bodyTimeout time.Duration
+	idleTimeout                time.Duration
+	maxConns                   int
 	verbose                    bool
 }
 
@@ -54,6 +57,11 @@ upstream request so the runtime stops.
 one token generated) is done, then 200 with the warm-up breakdown.
 /metrics serves Prometheus metrics: TTFT, per-token gap, queue time and
 end-to-end histograms, token, request and abort counters.
+
+A client gets --header-timeout to send its headers and --body-timeout to
+send its body; idle keep-alive connections close after --idle-timeout. At
+most --max-conns connections are kept open; beyond them /health is still
+answered and other requests get 503 at once.
 
 A non-loopback --addr needs an API key (--api-key-env) unless --insecure.
 SIGINT or SIGTERM shuts down gracefully: running streams get
@@ -82,6 +90,10 @@ SIGINT or SIGTERM shuts down gracefully: running streams get
 	fs.IntVar(&f.maxTokensLimit, "max-tokens-limit", server.DefaultMaxTokenLimit, "largest max_tokens a request may ask for")
 	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
 	fs.DurationVar(&f.grace, "shutdown-grace", server.DefaultShutdownGrace, "how long running streams may finish after SIGINT/SIGTERM before they are aborted")
+	fs.DurationVar(&f.headerTimeout, "header-timeout", server.DefaultHeaderTimeout, "how long a client may take to send a request's headers")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "how long a client may take to send a request's body after its headers (slower: 408, connection closed)")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long an idle keep-alive connection is kept open")
+	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("client connections kept open at once; beyond it /health is still answered, other requests get 503 (0 = %d, or less to fit the open-file limit; negative = no cap)", server.DefaultMaxConns))
 	fs.BoolVar(&f.verbose, "verbose", false, "log each request")
 	return cmd
 }
@@ -96,6 +108,8 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--max-tokens %d must be between 1 and --max-tokens-limit %d", f.maxTokens, f.maxTokensLimit)
 	case f.maxBody < 1:
 		return fmt.Errorf("--max-body must be positive, got %d", f.maxBody)
+	case f.headerTimeout <= 0 || f.bodyTimeout <= 0 || f.idleTimeout <= 0:
+		return errors.New("--header-timeout, --body-timeout and --idle-timeout must be positive")
 	case f.upstream != "" && f.model != "":
 		return errors.New("--model and --upstream exclude each other")
 	}
@@ -143,6 +157,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		Addr: f.addr, Parallel: f.parallel, Queue: f.queue, APIKey: apiKey, Insecure: f.insecure,
 		MaxBodyBytes: f.maxBody, DefaultMaxTokens: f.maxTokens, MaxTokensLimit: f.maxTokensLimit,
 		ShutdownGrace: f.grace, Logger: log,
+		HeaderTimeout: f.headerTimeout, BodyTimeout: f.bodyTimeout, IdleTimeout: f.idleTimeout, MaxConns: f.maxConns,
 	}
 	if f.queue == 0 {
 		opts.Queue = -1 // the flag's 0 means no queue

@@ -22,6 +22,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{"max tokens over limit", []string{"serve", "--max-tokens", "10", "--max-tokens-limit", "5"}},
 		{"empty key variable", []string{"serve", "--api-key-env", "TOKENPULSE_TEST_SURELY_UNSET"}},
 		{"bad upstream url", []string{"serve", "--upstream", "127.0.0.1:1"}},
+		{"zero body timeout", []string{"serve", "--body-timeout", "0s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, want := run(tc.args), exitUsage; got != want {

@@ -258,6 +258,9 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*pars
 		if errors.As(err, &mbe) {
 			return nil, &badRequest{status: http.StatusRequestEntityTooLarge, code: "body_too_large", msg: fmt.Sprintf("request body exceeds %d bytes", s.o.MaxBodyBytes)}
 		}
+		if isTimeout(err) {
+			return nil, &badRequest{status: http.StatusRequestTimeout, code: "body_timeout", msg: fmt.Sprintf("the request body did not arrive within %v", s.o.BodyTimeout)}
+		}
 		return nil, bad("", "bad_body", "reading the body: %v", err)
 	}
 	if !utf8.Valid(body) {

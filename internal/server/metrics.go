@@ -22,6 +22,8 @@ type metrics struct {
 	afterAbort prometheus.Counter
 	inFlight   prometheus.Gauge
 	queued     prometheus.Gauge
+	conns      prometheus.Gauge
+	rejected   prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -53,8 +55,14 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		queued: prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "tokenpulse", Subsystem: "server", Name: "queued_requests", Help: "Requests waiting for a slot.",
 		}),
+		conns: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "tokenpulse", Subsystem: "server", Name: "open_connections", Help: "Client connections open now (MaxConns and the reserve).",
+		}),
+		rejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "tokenpulse", Subsystem: "server", Name: "rejected_connections_total", Help: "Connections answered 503 at once because MaxConns and the reserve were taken.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.ttft, m.gap, m.queue, m.e2e, m.tokens, m.requests, m.aborts, m.afterAbort, m.inFlight, m.queued} {
+	for _, c := range []prometheus.Collector{m.ttft, m.gap, m.queue, m.e2e, m.tokens, m.requests, m.aborts, m.afterAbort, m.inFlight, m.queued, m.conns, m.rejected} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -30,7 +30,7 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "", "not_found", "no route for "+r.URL.Path)
 	})
-	return s.track(mux)
+	return s.track(s.guard(mux))
 }
 
 // track counts request goroutines so that Serve can wait for them.

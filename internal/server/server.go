@@ -29,6 +29,12 @@ const (
 	DefaultShutdownGrace = 10 * time.Second
 	DefaultAbortWait     = 5 * time.Second
 	DefaultWriteTimeout  = 30 * time.Second
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout   = 10 * time.Second
+	DefaultIdleTimeout   = 30 * time.Second
+	// DefaultMaxConns is lowered, when the process's open-file limit is
+	// small, to fit in it (see [Options].MaxConns).
+	DefaultMaxConns = 1024
 )
 
 // abortDrain bounds how long aborted streams may take to end their
@@ -70,6 +76,25 @@ type Options struct {
 	// WriteTimeout bounds each write to a client; a client that stops
 	// reading for longer is dropped (default 30 s).
 	WriteTimeout time.Duration
+	// HeaderTimeout bounds reading a request's line and headers (default
+	// 10 s).
+	HeaderTimeout time.Duration
+	// BodyTimeout bounds reading a request's body, counted from the end
+	// of its headers (default 10 s). A client that has not sent its whole
+	// body by then gets 408 and its connection is closed. An answer given
+	// without the body (401, 404, ...) does not wait for it.
+	BodyTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that waits longer than
+	// this for its next request (default 30 s).
+	IdleTimeout time.Duration
+	// MaxConns caps the client connections [Server.Serve] keeps open
+	// (0 = DefaultMaxConns, lowered to (open-file limit − 80) / 2 when
+	// that is smaller; negative = no cap). A few connections beyond it
+	// are still read for one request each, within HeaderTimeout, so that
+	// /health answers while silent clients hold every slot (other routes
+	// get 503 there); further connections get 503 at once and are
+	// closed.
+	MaxConns int
 	// Logger receives the server's logs (nil = discard).
 	Logger *slog.Logger
 	// Registry receives the server's metrics (nil = a registry of the
@@ -134,6 +159,18 @@ func New(b Backend, o Options) (*Server, error) {
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = DefaultWriteTimeout
 	}
+	if o.HeaderTimeout <= 0 {
+		o.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.MaxConns == 0 {
+		o.MaxConns = defaultMaxConns()
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -160,6 +197,18 @@ func New(b Backend, o Options) (*Server, error) {
 	s.warm.Store(&api.Health{Status: "warming", Model: first(b.Models()), Backend: kindOf(b)})
 	s.handler = s.routes(reg)
 	return s, nil
+}
+
+// defaultMaxConns is DefaultMaxConns, lowered to fit the process's
+// open-file limit: a connection may need a second descriptor (a
+// gateway's upstream request), and some are kept for the model file, the
+// logs and the reserve connections.
+func defaultMaxConns() int {
+	n := DefaultMaxConns
+	if lim := openFileLimit(); lim > 0 && lim < 1<<20 {
+		n = min(n, max((int(lim)-64-reserveConns)/2, 8))
+	}
+	return n
 }
 
 func first(ss []string) string {
@@ -230,10 +279,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return err
 	}
+	if s.o.MaxConns > 0 {
+		ln = &limitListener{Listener: ln, max: s.o.MaxConns, reserve: reserveConns, deadline: s.o.HeaderTimeout, m: s.m}
+	}
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: s.o.HeaderTimeout,
+		IdleTimeout:       s.o.IdleTimeout,
+		ConnContext:       connContext,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	errc := make(chan error, 1)

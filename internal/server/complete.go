@@ -59,6 +59,11 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 		return
 	}
 
+	if reason := s.broken.Load(); reason != nil {
+		writeError(w, http.StatusServiceUnavailable, "server_error", "", "backend_broken", "the backend can serve no further request: "+*reason)
+		return
+	}
+
 	id := r.Header.Get(api.HeaderRequestID)
 	if id == "" {
 		id = NewRequestID()
@@ -79,9 +84,13 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 	if c, ok := s.b.(Checker); ok {
 		if err := c.Check(&p.gen); err != nil {
 			var reqErr *RequestError
-			if errors.As(err, &reqErr) {
+			switch {
+			case errors.Is(err, ErrBroken):
+				s.markBroken(err)
+				writeError(w, http.StatusServiceUnavailable, "server_error", "", "backend_broken", "the backend can serve no further request: "+err.Error())
+			case errors.As(err, &reqErr):
 				writeRequestError(w, reqErr)
-			} else {
+			default:
 				writeError(w, http.StatusInternalServerError, "server_error", "", "", "checking the request failed: "+err.Error())
 			}
 			return
@@ -174,6 +183,14 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 	switch {
 	case ctx.Err() != nil || errors.Is(err, errClientGone):
 		s.endAborted(ctx, out, e, res, started)
+	case errors.Is(err, ErrBroken):
+		s.markBroken(err)
+		msg := "the backend can serve no further request: " + err.Error()
+		if !out.begun() {
+			writeError(w, http.StatusServiceUnavailable, "server_error", "", "backend_broken", msg)
+			return
+		}
+		out.fail(http.StatusServiceUnavailable, "server_error", msg)
 	case errors.As(err, &reqErr):
 		if !out.begun() {
 			writeRequestError(w, reqErr)

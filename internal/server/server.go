@@ -116,7 +116,8 @@ type Server struct {
 	handler http.Handler
 
 	warm     atomic.Pointer[api.Health]
-	inflight tracker // request goroutines
+	broken   atomic.Pointer[string] // why the backend can serve no more (see ErrBroken)
+	inflight tracker                // request goroutines
 	closing  atomic.Bool
 }
 
@@ -322,6 +323,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.inflight.wait()
 	<-errc
 	return nil
+}
+
+// markBroken records that the backend can serve no further request:
+// /health answers 503 with err as the reason from now on, and new
+// completions are refused. The first reason is kept.
+func (s *Server) markBroken(err error) {
+	reason := err.Error()
+	if s.broken.CompareAndSwap(nil, &reason) {
+		s.log.Error("backend broken: the server is unhealthy until restarted", "err", err)
+	}
 }
 
 // tracker counts running request goroutines. Unlike a sync.WaitGroup it

@@ -194,6 +194,23 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		RenderBatchMS: 16,
 	}
 
+	// The run directory and its journal exist before the first request:
+	// a run killed before it writes run.json leaves what it measured in
+	// the journal (tokenpulse report DIR rebuilds it).
+	dir, err := makeRunDir(f.out, run.StartedAt)
+	if err != nil {
+		return fmt.Errorf("run directory: %w", err)
+	}
+	jh, err := f.journalHeader(run, s, rules)
+	if err != nil {
+		return err
+	}
+	journal, err := runfile.CreateJournal(filepath.Join(dir, runfile.JournalFile), jh)
+	if err != nil {
+		return fmt.Errorf("run directory: %w", err)
+	}
+	defer journal.Close()
+
 	prog := newProgressLine(stderr, f.quiet)
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
@@ -204,6 +221,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Progress:  prog.update,
 		Fatal:     refusedCredentials(f.apiKeyEnv),
 		Tokens:    tokens,
+		Journal:   journal,
 	}, f.workload(s, cold))
 	restoreGC()
 	run.Requests, run.Scenario = res.Requests, res.Scenario
@@ -228,22 +246,28 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 
-	dir := f.out
-	if dir == "" {
-		dir = freshDir(filepath.Join("tokenpulse-runs", run.StartedAt.Format("20060102-150405")))
+	if err := journal.Close(); err != nil && journal.Err() == nil {
+		fmt.Fprintf(stderr, "tokenpulse: warning: closing the journal: %v\n", err)
 	}
-	runPath := filepath.Join(dir, "run.json")
+	if err := journal.Err(); err != nil {
+		fmt.Fprintf(stderr, "tokenpulse: warning: the journal stopped (%v); the run file holds every request\n", err)
+	}
+	runPath := filepath.Join(dir, runFileName)
 	if err := run.Write(runPath); err != nil {
-		return fmt.Errorf("writing the run file: %w", err)
+		return fmt.Errorf("writing the run file: %w; the finished requests are in %s (tokenpulse report %s rebuilds the run from it)", err, journal.Path(), dir)
 	}
 	fmt.Fprintf(stderr, "tokenpulse: run file written to %s\n", runPath)
+	// run.json, written atomically, now holds everything the journal did.
+	if err := os.Remove(journal.Path()); err != nil {
+		fmt.Fprintf(stderr, "tokenpulse: warning: removing the journal: %v\n", err)
+	}
 	outcome, err := f.outputs.emit(ctx, cmd.OutOrStdout(), stderr, run, dir)
 	if err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return err
 		}
-		return withCode(exitFailure, fmt.Errorf("the run file is written (%s), but: %w", runPath, err))
+		return withCode(exitFailure, fmt.Errorf("the run is safe in its run file %s, but: %w", runPath, err))
 	}
 
 	if run.Interrupted {
@@ -331,16 +355,58 @@ func toolInfo() runfile.Tool {
 	return runfile.Tool{Name: "tokenpulse", Version: ver, Commit: rev, GoVersion: runtime.Version()}
 }
 
-// freshDir returns base, or base-2, base-3, ... when base exists, so that
-// runs started in the same second never write over each other.
-func freshDir(base string) string {
+// makeRunDir creates the run's directory: out when given (it may exist),
+// else tokenpulse-runs/YYYYMMDD-HHMMSS, or -2, -3, ... when that exists,
+// so that runs started in the same second, in this process or another,
+// never share one (os.Mkdir fails for all but one of them).
+func makeRunDir(out string, started time.Time) (string, error) {
+	if out != "" {
+		return out, os.MkdirAll(out, 0o755)
+	}
+	base := filepath.Join("tokenpulse-runs", started.Format("20060102-150405"))
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return "", err
+	}
 	dir := base
 	for i := 2; ; i++ {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			return dir
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", err
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}
+}
+
+// journalHeader is the journal's first line for run, made before its
+// first request: everything run.json would say of it so far, with every
+// category's thresholds of suite s and what judging needs (the tier's
+// thresholds, a non-shipped experience mapping).
+func (f *benchFlags) journalHeader(run *runfile.Run, s *suite.Suite, jd *judgement) (runfile.JournalHeader, error) {
+	cfg := run.Config
+	cfg.SuiteThresholds = map[string][]string{}
+	for _, c := range s.Categories {
+		if len(c.Thresholds) > 0 {
+			cfg.SuiteThresholds[c.Name] = append([]string(nil), c.Thresholds...)
+		}
+	}
+	h := runfile.JournalHeader{
+		SchemaVersion: run.SchemaVersion, Tool: run.Tool, StartedAt: run.StartedAt, CommandLine: run.CommandLine,
+		Target: run.Target, Device: run.Device, Config: cfg, ColdStart: run.ColdStart,
+	}
+	for _, r := range jd.tierRules {
+		h.TierThresholds = append(h.TierThresholds, r.Text())
+	}
+	if f.judge.experienceFile != "" {
+		b, err := os.ReadFile(f.judge.experienceFile)
+		if err != nil {
+			return h, err
+		}
+		h.ExperienceYAML = string(b)
+	}
+	return h, nil
 }
 
 // refusedCredentials stops a run at the first request the target refuses

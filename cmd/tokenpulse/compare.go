@@ -51,7 +51,11 @@ finished, had a successful request, and was made with the same suite, API,
 max tokens, concurrency, arrival and scenario; --against ID picks a run by
 its history id. A base made with other settings is refused, naming each
 difference (exit 1); --against-any compares anyway and notes the
-differences. Package baseline holds this policy.`,
+differences. Package baseline holds this policy.
+
+Each run may be a run file, a run directory, or a run's journal: a run
+killed before it wrote run.json is rebuilt from its journal (see
+'tokenpulse report').`,
 		Example: `  tokenpulse compare base.json run.json
   tokenpulse compare run.json --against last --tolerance 5%`,
 		Args: cobra.RangeArgs(1, 2),
@@ -93,10 +97,10 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	case len(args) == 2 && f.against != "":
 		return usageErr(errors.New("give either BASE.json NEW.json or NEW.json --against, not both"))
 	case len(args) == 2:
-		if base, err = runfile.Load(args[0]); err != nil {
+		if base, err = loadRun(args[0], cmd.ErrOrStderr()); err != nil {
 			return err
 		}
-		if cur, err = runfile.Load(args[1]); err != nil {
+		if cur, err = loadRun(args[1], cmd.ErrOrStderr()); err != nil {
 			return err
 		}
 		baseName = args[0]
@@ -105,7 +109,7 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	case f.against == "":
 		return usageErr(errors.New("one run file needs --against last (or a history id); or give BASE.json NEW.json"))
 	default:
-		if cur, err = runfile.Load(args[0]); err != nil {
+		if cur, err = loadRun(args[0], cmd.ErrOrStderr()); err != nil {
 			return err
 		}
 		base, baseName, _, err = recordedBase(cmd.Context(), f.history, f.against, f.any, cur)

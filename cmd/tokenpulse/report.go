@@ -5,13 +5,20 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/browser"
 	"github.com/tokenpulse/tokenpulse/internal/store"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/report"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/suite"
 )
 
 func init() { commands = append(commands, newReportCmd) }
@@ -35,9 +42,14 @@ func newReportCmd() *cobra.Command {
 		history     string
 	)
 	cmd := &cobra.Command{
-		Use:   "report RUN.json",
+		Use:   "report RUN.json|RUN_DIR",
 		Short: "Re-render a run file as a terminal summary, HTML, JUnit XML, Markdown methodology or SVG charts",
 		Long: `Report renders any run file again, without measuring anything.
+
+RUN may be a run file, a run directory, or a run's journal
+(run.journal.jsonl): a run killed before it wrote run.json (kill -9, a
+crash) is rebuilt from the journal bench keeps while it runs, marked
+interrupted, summarized and judged again.
 
   --format text   the terminal summary (default), to stdout
   --format html   one self-contained HTML page (inline SVG, no network)
@@ -51,13 +63,14 @@ methodology.md, report.txt, charts/*.svg) instead of stdout. --png also
 saves a screenshot of the HTML report (needs Chromium).`,
 		Example: `  tokenpulse report out/run.json
   tokenpulse report out/run.json --format html > report.html
-  tokenpulse report out/run.json --format all --out out/ --png`,
+  tokenpulse report out/run.json --format all --out out/ --png
+  tokenpulse report tokenpulse-runs/20260101-120000   # run.json, or the journal of a killed run`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, ok := reportFormats[format]; !ok && format != "all" {
 				return usageErr(fmt.Errorf("unknown --format %q (want text, html, junit, md, svg or all)", format))
 			}
-			run, err := runfile.Load(args[0])
+			run, err := loadRun(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return err // a missing file is a failure (exit 1), as for compare
@@ -82,11 +95,11 @@ saves a screenshot of the HTML report (needs Chromium).`,
 			}
 			if deliver.dest != nil && out == "" {
 				// Publishing uploads a directory: the run file's, with every report.
-				out, format = filepath.Dir(args[0]), "all"
+				out, format = runDirOf(args[0]), "all"
 			}
 			opts.Color = color
 			if format == "all" && out == "" {
-				out = filepath.Dir(args[0])
+				out = runDirOf(args[0])
 			}
 			if format == "svg" && out == "" {
 				return usageErr(errors.New("--format svg writes one file per chart: give --out DIR"))
@@ -99,7 +112,7 @@ saves a screenshot of the HTML report (needs Chromium).`,
 				if err := renderTo(w, format, run, opts); err != nil {
 					return err
 				}
-				return deliverReport(cmd, &deliver, run, filepath.Dir(args[0]), history)
+				return deliverReport(cmd, &deliver, run, runDirOf(args[0]), history)
 			}
 			if format == "all" {
 				opts.Formats = nil
@@ -185,4 +198,97 @@ func renderTo(w io.Writer, format string, run *runfile.Run, opts report.Options)
 		return report.Methodology(w, run)
 	}
 	return usageErr(fmt.Errorf("--format %s needs --out DIR", format))
+}
+
+// loadRun reads the run arg names: a run file; a run directory (its
+// run.json, or, when the run died before writing it, its journal); or a
+// journal (runfile.JournalFile, or any *.jsonl). A run rebuilt from a
+// journal is summarized and judged as bench would have judged it, and
+// marked interrupted (rebuildRun); stderr is told so, with what the
+// journal's reading noted (a torn last line).
+func loadRun(arg string, stderr io.Writer) (*runfile.Run, error) {
+	journal := ""
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		runPath := filepath.Join(arg, runFileName)
+		if _, err := os.Stat(runPath); err == nil {
+			return runfile.Load(runPath)
+		}
+		journal = filepath.Join(arg, runfile.JournalFile)
+		if _, err := os.Stat(journal); err != nil {
+			return nil, fmt.Errorf("%s: a directory without %s or %s: %w", arg, runFileName, runfile.JournalFile, fs.ErrNotExist)
+		}
+	} else if strings.HasSuffix(arg, ".jsonl") {
+		journal = arg
+	}
+	if journal == "" {
+		return runfile.Load(arg)
+	}
+	j, err := runfile.ReadJournal(journal)
+	if err != nil {
+		return nil, err
+	}
+	run, err := rebuildRun(j)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "tokenpulse: no %s: rebuilt the run from its journal %s (%d finished requests, marked interrupted)\n", runFileName, journal, len(run.Requests))
+	for _, n := range j.Notes {
+		fmt.Fprintln(stderr, "tokenpulse: note:", n)
+	}
+	return run, nil
+}
+
+// rebuildRun makes the run journal j records as bench would have
+// written it had it not died: the requests, its suite's thresholds for
+// the categories measured, summary (measure.Summarize), verdicts and
+// experience (package gate, with the tier's thresholds and the
+// experience mapping the journal kept), interrupted, with warnings that
+// say it was rebuilt.
+func rebuildRun(j *runfile.Journal) (*runfile.Run, error) {
+	run := j.Run()
+	s := &suite.Suite{Name: run.Config.Suite}
+	for _, c := range slices.Sorted(maps.Keys(run.Config.SuiteThresholds)) {
+		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c]})
+	}
+	var unsampled []string
+	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
+	run.Warnings = append(run.Warnings, fmt.Sprintf("rebuilt from the journal %s: the run stopped without writing run.json (killed, or crashed) after %d finished requests; figures cover those", j.Path, len(run.Requests)))
+	run.Warnings = append(run.Warnings, j.Notes...)
+	if run.Config.Scenario != "" {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("the %s scenario's own results (abort latencies, tokens after the abort) are not journaled: only its requests were rebuilt", run.Config.Scenario))
+	}
+	for _, c := range unsampled {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured before the run stopped: its thresholds were not judged", c))
+	}
+	measure.Summarize(run)
+	run.Warnings = append(run.Warnings, runWarnings(run)...)
+
+	tierRules, err := gate.ParseAll(j.Header.TierThresholds)
+	if err != nil {
+		return nil, fmt.Errorf("%s: tier thresholds: %w", j.Path, err)
+	}
+	for i := range tierRules {
+		tierRules[i].Source = "tier:" + run.Device.Tier
+		if tierRules[i].Scope.Kind == gate.ScopeUnset {
+			tierRules[i].Scope = gate.Overall
+		}
+	}
+	experience := gate.DefaultExperience()
+	if j.Header.ExperienceYAML != "" {
+		if experience, err = gate.ParseExperience([]byte(j.Header.ExperienceYAML)); err != nil {
+			return nil, fmt.Errorf("%s: %w", j.Path, err)
+		}
+	}
+	run.Verdicts = gate.Judge(run, tierRules)
+	run.Experience = gate.Experience(run, experience, run.Device.Tier)
+	return run, nil
+}
+
+// runDirOf is the run directory of arg: arg itself when it is one, else
+// the directory of the file.
+func runDirOf(arg string) string {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		return arg
+	}
+	return filepath.Dir(arg)
 }

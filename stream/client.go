@@ -85,7 +85,9 @@ type Client struct {
 	// events included): by default 2·(the content events' limit) + 1024.
 	MaxEvents int
 	// MaxBytes bounds the bytes of the response body (after the transfer
-	// coding): by default [DefaultMaxBytes].
+	// coding): by default 4 KiB per content event of the limit, at least
+	// 16 MiB and at most [DefaultMaxBytes] (16 MiB for up to 1024 tokens
+	// asked for, 64 MiB from 4096 and without MaxTokens).
 	MaxBytes int64
 	// MaxEventBytes bounds one event (the bytes of its lines, line ends
 	// not counted): by default [DefaultMaxEventBytes].
@@ -106,8 +108,8 @@ const (
 	// without MaxTokens: 262144, far beyond any answer a model writes
 	// in one request, and 8 MiB of timestamps at most.
 	DefaultMaxContentEvents = 1 << 18
-	// DefaultMaxBytes is the response body's limit: 64 MiB, about 200k
-	// events of a typical 300-byte chunk.
+	// DefaultMaxBytes is the largest default limit of the response body:
+	// 64 MiB, about 200k events of a typical 300-byte chunk.
 	DefaultMaxBytes = 64 << 20
 	// DefaultMaxEventBytes is one event's limit: 4 MiB. A chunk is a few
 	// hundred bytes; a server that sends its whole answer in one event
@@ -143,7 +145,7 @@ func (c *Client) limits(maxTokens int) limits {
 	case l.bytes < 0:
 		l.bytes = math.MaxInt64
 	case l.bytes == 0:
-		l.bytes = DefaultMaxBytes
+		l.bytes = int64(min(max(16<<20, min(l.content, DefaultMaxBytes)*4<<10), DefaultMaxBytes))
 	}
 	switch {
 	case l.event < 0:

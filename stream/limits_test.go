@@ -110,9 +110,12 @@ func TestEventFloodOverflows(t *testing.T) {
 
 func TestByteFloodOverflows(t *testing.T) {
 	// No event at all, only comments, each a block of its own: no event
-	// limit holds them, the body's does (64 MiB by default). 100 MiB.
+	// limit holds them, the body's does: 16 MiB for a request of 16
+	// tokens, 64 MiB for one without MaxTokens. 100 MiB are sent.
 	c, _ := newFlood(t, ":"+strings.Repeat("x", 1022)+"\n\n", 100<<10)
 	tr := c.Do(context.Background(), Request{Prompt: "p", MaxTokens: 16})
+	checkBounded(t, tr, "16777216 bytes", 0)
+	tr = c.Do(context.Background(), Request{Prompt: "p"})
 	checkBounded(t, tr, "67108864 bytes", 0)
 }
 
@@ -142,5 +145,21 @@ func TestLimitsAreConfigurable(t *testing.T) {
 	tr = c.Do(context.Background(), Request{Prompt: "p", MaxTokens: 1})
 	if !tr.OK() || tr.ContentEvents() != 100 || tr.Events != 102 {
 		t.Errorf("Err = %v, content events %d, events %d; want success, 100, 102", tr.Err, tr.ContentEvents(), tr.Events)
+	}
+}
+
+func TestDefaultLimits(t *testing.T) {
+	for _, tt := range []struct {
+		maxTokens int
+		want      limits
+	}{
+		{0, limits{content: 1 << 18, events: 1<<19 + 1024, bytes: 64 << 20, event: 4 << 20}},
+		{256, limits{content: 4096, events: 9216, bytes: 16 << 20, event: 4 << 20}},
+		{2048, limits{content: 8192, events: 17408, bytes: 32 << 20, event: 4 << 20}},
+		{1 << 20, limits{content: 1 << 22, events: 1<<23 + 1024, bytes: 64 << 20, event: 4 << 20}},
+	} {
+		if got := (&Client{}).limits(tt.maxTokens); got != tt.want {
+			t.Errorf("limits(%d) = %+v, want %+v", tt.maxTokens, got, tt.want)
+		}
 	}
 }

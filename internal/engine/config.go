@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
 )
@@ -178,4 +180,68 @@ func configFrom(f *gguf.File) (Config, error) {
 	}
 	c.Vocab = int(emb.Dims[1])
 	return c, nil
+}
+
+// checkTensors holds every hyperparameter of c against the shapes of the
+// tensors the file actually has, naming the field that disagrees: nothing
+// is sized from a number the weights do not bear out. (loadWeights then
+// checks every tensor of every block; this check comes first, so a lie is
+// named by its field rather than by the first tensor it breaks, and
+// Inspect reports it too.)
+func checkTensors(f *gguf.File, c Config) error {
+	emb, _ := f.Tensor("token_embd.weight") // configFrom checked it is there and 2-D
+	if emb.Dims[0] != uint64(c.Dim) {
+		return fmt.Errorf("engine: %s.embedding_length %d does not match token_embd.weight's row length %d", c.Arch, c.Dim, emb.Dims[0])
+	}
+	if out, ok := f.Tensor("output.weight"); ok && (len(out.Dims) != 2 || out.Dims[0] != uint64(c.Dim) || out.Dims[1] != uint64(c.Vocab)) {
+		return fmt.Errorf("engine: output.weight has dims %v, want [%d %d] (embedding_length, the %d rows of token_embd.weight)", out.Dims, c.Dim, c.Vocab, c.Vocab)
+	}
+	if toks, ok := f.Strings("tokenizer.ggml.tokens"); ok && len(toks) > c.Vocab {
+		return fmt.Errorf("engine: tokenizer.ggml.tokens has %d tokens but token_embd.weight only %d rows", len(toks), c.Vocab)
+	}
+	// The blocks present: blk.0 ... blk.N-1, no more, no fewer.
+	blocks := -1
+	for i := range f.Tensors {
+		name := f.Tensors[i].Name
+		if !strings.HasPrefix(name, "blk.") {
+			continue
+		}
+		num, _, ok := strings.Cut(name[len("blk."):], ".")
+		n, err := strconv.Atoi(num)
+		if !ok || err != nil || n < 0 {
+			return fmt.Errorf("engine: tensor %q: bad block name", name)
+		}
+		blocks = max(blocks, n)
+	}
+	if blocks+1 != c.Layers {
+		return fmt.Errorf("engine: %s.block_count %d does not match the %d blocks whose tensors the file holds (blk.0 to blk.%d)", c.Arch, c.Layers, blocks+1, blocks)
+	}
+	// Each width against the tensor it shapes (every block is checked
+	// in full by loadWeights).
+	shapes := []struct {
+		tensor     string
+		rows, cols int
+		field      string
+	}{
+		{"attn_q", c.QDim(), c.Dim, fmt.Sprintf("attention.head_count %d × head size %d (attention.key_length, or embedding_length / head_count)", c.Heads, c.HeadSize)},
+		{"attn_k", c.KVDim(), c.Dim, fmt.Sprintf("attention.head_count_kv %d × head size %d", c.KVHeads, c.HeadSize)},
+		{"attn_v", c.KVDim(), c.Dim, fmt.Sprintf("attention.head_count_kv %d × head size %d", c.KVHeads, c.HeadSize)},
+		{"attn_output", c.Dim, c.QDim(), fmt.Sprintf("embedding_length %d, attention.head_count %d × head size %d", c.Dim, c.Heads, c.HeadSize)},
+		{"ffn_gate", c.FFN, c.Dim, fmt.Sprintf("feed_forward_length %d", c.FFN)},
+		{"ffn_up", c.FFN, c.Dim, fmt.Sprintf("feed_forward_length %d", c.FFN)},
+		{"ffn_down", c.Dim, c.FFN, fmt.Sprintf("feed_forward_length %d", c.FFN)},
+	}
+	for l := 0; l < c.Layers; l++ {
+		for _, s := range shapes {
+			name := fmt.Sprintf("blk.%d.%s.weight", l, s.tensor)
+			t, ok := f.Tensor(name)
+			if !ok {
+				return fmt.Errorf("engine: %s.block_count is %d but tensor %s is missing", c.Arch, c.Layers, name)
+			}
+			if len(t.Dims) != 2 || t.Dims[0] != uint64(s.cols) || t.Dims[1] != uint64(s.rows) {
+				return fmt.Errorf("engine: %s has dims %v, but the hyperparameters (%s) ask for [%d %d]", name, t.Dims, s.field, s.cols, s.rows)
+			}
+		}
+	}
+	return nil
 }

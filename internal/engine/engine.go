@@ -54,8 +54,8 @@ var ErrUnsupported = errors.New("unsupported model")
 // fit in the session's context.
 var ErrContextFull = errors.New("context full")
 
-// ErrOption is returned by Load for an option out of range (a context
-// larger than the model's, a negative size).
+// ErrOption is returned by Load for an option out of range (a negative
+// size, a context beyond the engine's limit).
 var ErrOption = errors.New("invalid option")
 
 // Options configure Load.
@@ -63,8 +63,10 @@ type Options struct {
 	// ModelPath is the GGUF file to load; "" loads the bundled model.
 	ModelPath string
 	// Ctx is the context size in tokens, which sizes every session's KV
-	// cache; 0 means min(DefaultCtx, the model's own context). It may not
-	// exceed the model's context times its rope scaling.
+	// cache; 0 means min(DefaultCtx, the model's own context). A context
+	// beyond the model's own (its context_length times its rope scaling,
+	// a field often wrong) is allowed with a warning (Warn, Info.Warnings),
+	// within the memory check.
 	Ctx int
 	// Threads is the number of goroutines sharing each matrix product; 0
 	// means runtime.NumCPU().
@@ -72,6 +74,23 @@ type Options struct {
 	// BatchSize is the number of prompt tokens computed together in
 	// prefill; 0 means DefaultBatch.
 	BatchSize int
+	// MaxMemory caps, in bytes, what the model may take: the mapped
+	// weights, the rope tables and Sessions sessions' KV caches and
+	// buffers (Memory). Load refuses with ErrMemory, before allocating
+	// anything large, what exceeds MaxMemory or the memory the machine
+	// has available: MemAvailable on Linux, lowered to the cgroup's room
+	// and to what ulimit -v leaves; half the physical memory on macOS and
+	// the BSDs. 0 means the machine's figure alone; where the system gives
+	// none, 0 means 8 GiB and MaxMemory replaces it.
+	MaxMemory uint64
+	// Sessions is how many sessions the caller will hold at once (the
+	// embedded server's parallel slots), counted by the memory check; 0
+	// means 1.
+	Sessions int
+	// Warn, when set, is called with each warning about the model or the
+	// options (also kept in Info.Warnings), such as a context beyond the
+	// model's own.
+	Warn func(msg string)
 }
 
 // DefaultBatch is the prefill batch size used when Options.BatchSize is 0.
@@ -93,6 +112,8 @@ type Model struct {
 	ropeSin  []float32 // (ctx, rope_dim/2)
 	template chatTemplate
 	loadTime time.Duration
+	mem      Memory
+	warnings []string
 
 	hashOnce sync.Once
 	sha      string
@@ -138,6 +159,9 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 		// the model's real training context is known (bundled.TrainedContext).
 		cfg.CtxTrain = bundled.TrainedContext
 	}
+	if err := checkTensors(f, cfg); err != nil {
+		return nil, err
+	}
 	w, err := loadWeights(f, cfg)
 	if err != nil {
 		return nil, err
@@ -149,17 +173,28 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 	if tok.VocabSize() > cfg.Vocab {
 		return nil, fmt.Errorf("engine: tokenizer has %d tokens but the embedding only %d rows", tok.VocabSize(), cfg.Vocab)
 	}
+	var warnings []string
+	warn := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		warnings = append(warnings, msg)
+		if opts.Warn != nil {
+			opts.Warn(msg)
+		}
+	}
 	n := opts.Ctx
+	// Never trusted: context_length is often wrong (a converter's
+	// placeholder, or the base model's rather than the fine-tune's), so it
+	// only sets the default and a warning; memory is the real bound.
 	limit := int(float64(cfg.CtxTrain) * cfg.RopeScale)
 	switch {
 	case n < 0:
 		return nil, fmt.Errorf("engine: context size %d is negative: %w", n, ErrOption)
 	case n == 0:
 		n = min(DefaultCtx, limit)
-	case n > limit:
-		return nil, fmt.Errorf("engine: context size %d exceeds the model's %d: %w", n, limit, ErrOption)
 	case n > maxCtx:
 		return nil, fmt.Errorf("engine: context size %d exceeds %d: %w", n, maxCtx, ErrOption)
+	case n > limit:
+		warn("context size %d exceeds the model's own %d (%s.context_length %d × rope scaling %g): past it the answers may degrade", n, limit, cfg.Arch, cfg.CtxTrain, cfg.RopeScale)
 	}
 	threads := opts.Threads
 	if threads <= 0 {
@@ -171,7 +206,15 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 		batch = DefaultBatch
 	}
 	batch = min(batch, n, 4096)
-	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, vocabOut: tok.VocabSize(), pool: newPool(threads)}
+	sessions := max(opts.Sessions, 1)
+	// Everything large is sized below: check what it comes to first.
+	mem := estimateMemory(cfg, w, f.Size, n, batch, threads, sessions)
+	mem.Limit, mem.LimitBy = memoryLimit(opts.MaxMemory)
+	if mem.Total > mem.Limit {
+		return nil, fmt.Errorf("engine: the model would take %s with a context of %d (KV cache: %s.block_count %d × %d tokens × head_count_kv %d × head size %d × 8 bytes); the limit is %s (%s): lower the context or raise the limit: %w",
+			mem, n, cfg.Arch, cfg.Layers, n, cfg.KVHeads, cfg.HeadSize, ibytes(mem.Limit), mem.LimitBy, ErrMemory)
+	}
+	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, vocabOut: tok.VocabSize(), pool: newPool(threads), mem: mem, warnings: warnings}
 	m.ropeCos, m.ropeSin = ropeTable(cfg, n)
 	tmpl, _ := f.String("tokenizer.chat_template")
 	m.template = detectTemplate(tmpl)
@@ -211,6 +254,8 @@ type Info struct {
 	Threads      int            `json:"threads"`
 	Batch        int            `json:"batch"`
 	Template     string         `json:"chat_template"` // recognised chat template family
+	Memory       Memory         `json:"memory"`        // what the model takes, as checked by Load
+	Warnings     []string       `json:"warnings,omitempty"`
 }
 
 // Info returns a description of the model. The first call hashes the
@@ -229,6 +274,7 @@ func (m *Model) Info() Info {
 		Vocab: m.tok.VocabSize(), Path: m.path, Bundled: m.path == "", SHA256: m.hash(),
 		FileBytes: m.file.Size, Quantization: TypeSummary(types), TensorTypes: types,
 		Threads: m.pool.threads, Batch: m.batch, Template: m.template.String(),
+		Memory: m.mem, Warnings: m.warnings,
 	}
 }
 

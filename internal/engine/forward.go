@@ -29,6 +29,7 @@ type state struct {
 
 func newState(m *Model) *state {
 	c, b := m.cfg, m.batch
+	z := sizesOf(c, m.ctx, b, m.pool.threads, m.w.maxActBytes()) // as counted by estimateMemory
 	s := &state{
 		x:      make([]float32, b*c.Dim),
 		xb:     make([]float32, b*c.Dim),
@@ -37,12 +38,12 @@ func newState(m *Model) *state {
 		hb:     make([]float32, b*c.FFN),
 		hb2:    make([]float32, b*c.FFN),
 		logits: make([]float32, c.Vocab),
-		scrLen: max(m.ctx, c.Dim, c.FFN, c.QDim()),
-		kCache: make([]float32, c.Layers*m.ctx*c.KVDim()),
-		vCache: make([]float32, c.Layers*m.ctx*c.KVDim()),
+		scrLen: z.scrLen,
+		kCache: make([]float32, z.kv),
+		vCache: make([]float32, z.kv),
 	}
-	s.scratch = make([]float32, m.pool.threads*s.scrLen)
-	s.actLen = m.w.maxActBytes()
+	s.scratch = make([]float32, z.threads*s.scrLen)
+	s.actLen = z.actLen
 	s.xq = make([]byte, 3*b*s.actLen)
 	s.mm.s = s
 	s.attn.s = s

@@ -11,7 +11,7 @@ type FileInfo struct {
 	Version    uint32      `json:"gguf_version"`
 	Arch       string      `json:"arch"`
 	Name       string      `json:"name"`
-	Params     uint64      `json:"params"` // elements of all tensors
+	Params     uint64      `json:"params"` // elements of the tensors in the file (which share no bytes)
 	CtxTrain   uint64      `json:"context_length"`
 	Vocab      int         `json:"vocab"`      // tokenizer.ggml.tokens
 	Tokenizer  string      `json:"tokenizer"`  // tokenizer.ggml.model
@@ -64,7 +64,11 @@ func Inspect(f *gguf.File) FileInfo {
 		}
 		return fi.Types[i].Type < fi.Types[j].Type
 	})
-	if c, err := configFrom(f); err == nil {
+	c, err := configFrom(f)
+	if err == nil {
+		err = checkTensors(f, c)
+	}
+	if err == nil {
 		fi.Config = &c
 	} else {
 		fi.ConfigErr = err.Error()

@@ -162,8 +162,19 @@ func TestContextLimits(t *testing.T) {
 	if res.StopReason != "context" || len(got) != 16-len(onceUpon)+1 {
 		t.Errorf("MaxTokens 0: %d tokens, stop %q; want %d, context", len(got), res.StopReason, 16-len(onceUpon)+1)
 	}
-	if _, err := Load(context.Background(), Options{Ctx: 100000}); !errors.Is(err, ErrOption) {
-		t.Errorf("Load with a context larger than the model's: err = %v, want ErrOption", err)
+	// The file's context_length is not trusted: a larger context loads,
+	// with a warning, within the memory check.
+	var warned []string
+	big, err := Load(context.Background(), Options{Ctx: 4096, Threads: 1, Warn: func(msg string) { warned = append(warned, msg) }})
+	if err != nil {
+		t.Fatalf("Load with a context larger than the model's: %v", err)
+	}
+	defer big.Close()
+	if w := big.Info().Warnings; len(w) != 1 || !slices.Equal(w, warned) || !strings.Contains(w[0], "context size 4096 exceeds the model's own 512") {
+		t.Errorf("warnings = %q, passed to Warn: %q", w, warned)
+	}
+	if _, err := Load(context.Background(), Options{Ctx: maxCtx + 1}); !errors.Is(err, ErrOption) {
+		t.Errorf("Load with a context beyond the engine's limit: err = %v, want ErrOption", err)
 	}
 	if _, err := s.Generate(context.Background(), []int32{1, 9999}, Params{MaxTokens: 1}, func(Token) error { return nil }); err == nil {
 		t.Error("Generate accepted a token outside the vocabulary")
@@ -193,12 +204,21 @@ func TestWarmupAndInfo(t *testing.T) {
 		SHA256: "047bf46455a544931cff6fef14d7910154c56afbc23ab1c5e56a72e69912c04b", FileBytes: 1185376,
 		Quantization: "F32: 48", Threads: 2, Batch: 8, Template: "raw"}
 	params := info.Params
-	info.Params, info.TensorTypes = 0, nil
+	mem := info.Memory
+	info.Params, info.TensorTypes, info.Memory = 0, nil, Memory{}
 	if !reflect.DeepEqual(info, want) {
 		t.Errorf("info =\n%+v\nwant\n%+v", info, want)
 	}
 	if params < 290000 || params > 300000 {
 		t.Errorf("params = %d, want about 292.8K", params)
+	}
+	// The memory Load checked is what a session allocates.
+	st := m.NewSession().st
+	f32s := len(st.x) + len(st.xb) + len(st.q) + len(st.att) + len(st.hb) + len(st.hb2) + len(st.logits) + len(st.scratch)
+	if mem.Weights != uint64(info.FileBytes) || mem.KVCache != 4*uint64(len(st.kCache)+len(st.vCache)) ||
+		mem.Buffers != 4*uint64(f32s)+uint64(len(st.xq)) || mem.Rope != 4*uint64(len(m.ropeCos)+len(m.ropeSin)) ||
+		mem.Sessions != 1 || mem.Total != mem.Weights+mem.Decoded+mem.Rope+mem.KVCache+mem.Buffers || mem.Limit < mem.Total {
+		t.Errorf("memory = %+v", mem)
 	}
 	// The warmed session is handed out first and still generates correctly.
 	got, _ := generate(t, m.NewSession(), onceUpon, Params{MaxTokens: 3})

@@ -196,3 +196,14 @@ func (w *weights) maxActBytes() int {
 	}
 	return n
 }
+
+// decodedBytes returns the size of the vectors decoded to float32 (norms,
+// biases).
+func (w *weights) decodedBytes() uint64 {
+	n := len(w.outputNorm)
+	for i := range w.layers {
+		ly := &w.layers[i]
+		n += len(ly.attnNorm) + len(ly.ffnNorm) + len(ly.bq) + len(ly.bk) + len(ly.bv)
+	}
+	return 4 * uint64(n)
+}

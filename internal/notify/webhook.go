@@ -71,6 +71,7 @@ func (p *Poster) Post(ctx context.Context, rawURL string, msg Message) error {
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
+	client = sameOriginOnly(client)
 	attempts := p.Attempts
 	if attempts <= 0 {
 		attempts = 4
@@ -172,4 +173,26 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// sameOriginOnly returns a copy of c that follows a redirect only within
+// the webhook's origin (scheme, host and port): the alert's body and
+// headers never go to another server.
+func sameOriginOnly(c *http.Client) *http.Client {
+	cc := *c
+	next := c.CheckRedirect
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		from := via[0].URL
+		if req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
+			return fmt.Errorf("redirected to another origin (%s://%s), not followed", req.URL.Scheme, req.URL.Host)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cc
 }

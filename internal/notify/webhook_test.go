@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -274,5 +275,25 @@ func TestRetryAfter(t *testing.T) {
 		if got := retryAfter(tt.h, now); got != tt.want {
 			t.Errorf("retryAfter(%q) = %v, want %v", tt.h, got, tt.want)
 		}
+	}
+}
+
+func TestWebhookRedirectStaysInItsOrigin(t *testing.T) {
+	var leaked atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked.Add(1)
+	}))
+	defer other.Close()
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
+	}))
+	defer hook.Close()
+	p := &Poster{Attempts: 1}
+	err := p.Post(context.Background(), hook.URL+"/hooks/secret", Message{Text: "alert"})
+	if err == nil || !strings.Contains(err.Error(), "another origin") {
+		t.Errorf("err = %v, want a refused cross-origin redirect", err)
+	}
+	if n := leaked.Load(); n != 0 {
+		t.Errorf("the other origin received %d requests", n)
 	}
 }

@@ -206,7 +206,8 @@ type Request struct {
 	// Status is the HTTP status (0 when no response came).
 	Status int `json:"status"`
 	// Error is empty on success; otherwise the reason, and ErrorKind one
-	// of "http", "connect", "cut", "malformed", "timeout", "cancelled".
+	// of "http", "connect", "cut", "malformed", "timeout", "cancelled",
+	// "overflow".
 	Error     string `json:"error,omitempty"`
 	ErrorKind string `json:"error_kind,omitempty"`
 	// Retried is true when the request failed on a reused connection before

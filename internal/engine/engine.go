@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -301,9 +302,13 @@ func TypeSummary(types map[string]int) string {
 	return s
 }
 
-// hash returns the sha256 of the file, computing it once.
+// hash returns the sha256 of the file, computing it once; "" when the
+// file faulted (ErrModelFault) while it was read.
 func (m *Model) hash() string {
 	m.hashOnce.Do(func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		var err error
+		defer m.guard(&err)
 		h := sha256.Sum256(m.file.Data())
 		m.sha = hex.EncodeToString(h[:])
 	})

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -26,6 +27,9 @@ type pool struct {
 	total int
 	chunk int
 	next  atomic.Int64
+
+	faultMu sync.Mutex
+	fault   any // the first panic of the current job, re-raised by run on its caller
 }
 
 // minWork is the number of multiply-adds below which a job runs on the
@@ -46,10 +50,29 @@ func newPool(threads int) *pool {
 }
 
 func (p *pool) worker(id int, wake chan struct{}) {
+	// Workers read the mapped model file: a fault there (the file
+	// truncated underneath) must become a panic that drainGuarded hands to
+	// the job's caller, not a crash. Set once per worker, not per job.
+	debug.SetPanicOnFault(true)
 	for range wake {
-		p.drain(id)
+		p.drainGuarded(id)
 		p.wg.Done()
 	}
+}
+
+// drainGuarded drains, keeping the first panic of the job for run to
+// re-raise on the caller's goroutine once every worker is done.
+func (p *pool) drainGuarded(id int) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.faultMu.Lock()
+			if p.fault == nil {
+				p.fault = r
+			}
+			p.faultMu.Unlock()
+		}
+	}()
+	p.drain(id)
 }
 
 // drain claims chunks of the current job until none are left.
@@ -91,9 +114,16 @@ func (p *pool) run(job rowJob, total, work int) {
 	for i := 0; i < helpers; i++ {
 		p.wake[i] <- struct{}{}
 	}
-	p.drain(0)
+	p.drainGuarded(0)
 	p.wg.Wait()
 	p.job = nil
+	if r := p.fault; r != nil {
+		// A worker (or the caller) panicked: the job is lost; raise it
+		// here, where the entry point's guard turns a fault on the mapping
+		// into ErrModelFault.
+		p.fault = nil
+		panic(r)
+	}
 }
 
 // close stops the workers.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/tokenizer"
@@ -65,9 +66,13 @@ type Result struct {
 // when emit returns an error (returned as is).
 //
 // The session's cache is reused from position 0 on every call.
-func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit func(Token) error) (Result, error) {
+func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit func(Token) error) (res Result, err error) {
 	m := s.m
-	res := Result{PromptTokens: len(prompt)}
+	// A fault on the mapped file (truncated underneath) is an error for
+	// this request, ErrModelFault, not the end of the process.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer m.guard(&err)
+	res = Result{PromptTokens: len(prompt)}
 	if len(prompt) == 0 {
 		return res, fmt.Errorf("engine: empty prompt")
 	}
@@ -160,8 +165,10 @@ func (s *Session) recentTokens() []int32 {
 // Logits runs tokens through the session from position 0 one batch at a
 // time and returns a copy of the logits after each token in positions,
 // for tests and tools that compare distributions (teacher forcing).
-func (s *Session) Logits(tokens []int32) ([][]float32, error) {
+func (s *Session) Logits(tokens []int32) (_ [][]float32, err error) {
 	m := s.m
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer m.guard(&err)
 	if len(tokens) == 0 || len(tokens) > m.ctx {
 		return nil, fmt.Errorf("engine: %d tokens for a context of %d: %w", len(tokens), m.ctx, ErrContextFull)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime/debug"
 	"time"
 )
 
@@ -20,8 +21,10 @@ type Warmup struct {
 // session and touches every page of its KV cache, and runs one forward
 // pass. The warmed session is handed out by the next NewSession. ctx is
 // checked between phases.
-func (m *Model) Warmup(ctx context.Context) (Warmup, error) {
-	w := Warmup{Load: m.loadTime}
+func (m *Model) Warmup(ctx context.Context) (w Warmup, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer m.guard(&err)
+	w = Warmup{Load: m.loadTime}
 	t := time.Now()
 	pageSink += pageIn(m.file.Data())
 	w.PageIn = time.Since(t)

@@ -35,6 +35,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/internal/engine"
@@ -70,10 +71,19 @@ type Backend struct {
 	mu      sync.Mutex
 	made    int
 	maxMade int
+	// broken holds the engine's error once the model file faulted
+	// (engine.ErrModelFault): every later request fails with
+	// server.ErrBroken without touching the mapping again.
+	broken atomic.Pointer[error]
 }
 
 // Load loads the model of o.Engine and returns a backend that owns it.
+// The engine's memory check counts Parallel sessions unless
+// o.Engine.Sessions says otherwise.
 func Load(ctx context.Context, o Options) (*Backend, error) {
+	if o.Engine.Sessions == 0 {
+		o.Engine.Sessions = max(o.Parallel, 1)
+	}
 	m, err := engine.Load(ctx, o.Engine)
 	if err != nil {
 		return nil, fmt.Errorf("embedded: %w", err)
@@ -121,6 +131,9 @@ func (b *Backend) Models() []string { return []string{b.name} }
 func (b *Backend) Warmup(ctx context.Context) (*api.Warmup, error) {
 	w, err := b.m.Warmup(ctx)
 	if err != nil {
+		if errors.Is(err, engine.ErrModelFault) {
+			return nil, b.fail(err)
+		}
 		return nil, fmt.Errorf("embedded: %w", err)
 	}
 	// The first session made now is the one warm-up touched; make the
@@ -213,6 +226,9 @@ func (b *Backend) prompt(req *server.GenRequest) ([]int32, error) {
 // before every token.
 func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit func(server.Piece) error) (server.GenResult, error) {
 	var res server.GenResult
+	if err := b.broken.Load(); err != nil {
+		return res, fmt.Errorf("embedded: %w: %w", server.ErrBroken, *err)
+	}
 	prompt, ok := req.Prepared.([]int32)
 	if !ok {
 		var err error
@@ -259,7 +275,7 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 	case errors.Is(err, engine.ErrContextFull):
 		return res, &server.RequestError{Status: http.StatusBadRequest, Type: "invalid_request_error", Param: "messages", Code: "context_length_exceeded", Message: err.Error()}
 	case err != nil:
-		return res, err
+		return res, b.fail(err)
 	}
 	switch out.StopReason {
 	case "length", "context":
@@ -268,6 +284,17 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 		res.FinishReason = "stop"
 	}
 	return res, nil
+}
+
+// fail returns the error for err from the engine: one wrapping
+// server.ErrBroken when the model file faulted (and every later request
+// gets that too), else err itself.
+func (b *Backend) fail(err error) error {
+	if !errors.Is(err, engine.ErrModelFault) {
+		return err
+	}
+	b.broken.CompareAndSwap(nil, &err)
+	return fmt.Errorf("embedded: %w: %w", server.ErrBroken, err)
 }
 
 // firstStop returns where the earliest stop sequence starts in text, when

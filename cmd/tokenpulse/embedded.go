@@ -1,6 +1,11 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/internal/launch"
@@ -8,11 +13,12 @@ import (
 
 // embeddedFlags configure the server bench starts when no --url is given.
 type embeddedFlags struct {
-	model    string
-	ctx      int
-	threads  int
-	batch    int
-	parallel int
+	model     string
+	ctx       int
+	threads   int
+	batch     int
+	parallel  int
+	maxMemory byteSize
 }
 
 func (e *embeddedFlags) register(fl *pflag.FlagSet) {
@@ -21,9 +27,43 @@ func (e *embeddedFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&e.threads, "threads", 0, "threads of the embedded engine (default: the number of cores less one, which is left to the measuring client)")
 	fl.IntVar(&e.batch, "batch", 0, "prompt batch size of the embedded engine (default 32)")
 	fl.IntVar(&e.parallel, "parallel", 1, "requests the embedded server generates at once (the rest queue)")
+	fl.Var(&e.maxMemory, "max-memory", maxMemoryUsage)
 }
+
+// maxMemoryUsage is the help of every --max-memory flag.
+const maxMemoryUsage = "refuse a model whose weights, KV caches and buffers would take more than this (e.g. 8GiB, 512MB; default: the memory the machine has available)"
 
 // engineModel is what the flags ask the embedded engine for.
 func (e embeddedFlags) engineModel() launch.Model {
-	return launch.Model{Path: e.model, Ctx: e.ctx, Threads: e.threads, Batch: e.batch, Parallel: e.parallel}
+	return launch.Model{
+		Path: e.model, Ctx: e.ctx, Threads: e.threads, Batch: e.batch, Parallel: e.parallel,
+		MaxMemory: uint64(e.maxMemory), Warn: warnTo(os.Stderr),
+	}
 }
+
+// warnTo returns a function printing the engine's warnings to w.
+func warnTo(w io.Writer) func(string) {
+	return func(msg string) { fmt.Fprintf(w, "tokenpulse: warning: %s\n", msg) }
+}
+
+// byteSize is a flag of a size in bytes: "8GiB", "512MB", "1073741824";
+// 0 means unset.
+type byteSize uint64
+
+func (b *byteSize) String() string {
+	if *b == 0 {
+		return "0"
+	}
+	return humanize.IBytes(uint64(*b))
+}
+
+func (b *byteSize) Set(s string) error {
+	n, err := humanize.ParseBytes(s)
+	if err != nil {
+		return fmt.Errorf("want a size such as 8GiB or 512MB: %w", err)
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func (b *byteSize) Type() string { return "bytes" }

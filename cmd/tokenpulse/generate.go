@@ -21,6 +21,7 @@ func init() { commands = append(commands, newGenerateCmd) }
 
 func newGenerateCmd() *cobra.Command {
 	var opts engine.Options
+	var maxMemory byteSize
 	var p engine.Params
 	var prompt string
 	var chat bool
@@ -44,6 +45,8 @@ bundled stories260K model is used.
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
+			opts.MaxMemory = uint64(maxMemory)
+			opts.Warn = warnTo(cmd.ErrOrStderr())
 			return runGenerate(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, p, prompt, chat)
 		},
 	}
@@ -59,8 +62,9 @@ bundled stories260K model is used.
 	fl.Float32Var(&p.RepeatPenalty, "repeat-penalty", 1, "penalty on recently seen tokens (1 = off)")
 	fl.Uint64Var(&p.Seed, "seed", 0, "sampling seed")
 	fl.IntVar(&opts.Threads, "threads", 0, "worker threads (0 = number of CPUs)")
-	fl.IntVar(&opts.Ctx, "ctx", 0, "context size (0 = min(2048, the model's))")
+	fl.IntVar(&opts.Ctx, "ctx", 0, "context size (0 = min(2048, the model's); more than the model's own is allowed, with a warning)")
 	fl.IntVar(&opts.BatchSize, "batch", 0, "prompt prefill batch size (0 = default)")
+	fl.Var(&maxMemory, "max-memory", maxMemoryUsage)
 	return cmd
 }
 

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPrintableKeepsTextAndNeutralisesControls(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -12,5 +15,19 @@ func TestPrintableKeepsTextAndNeutralisesControls(t *testing.T) {
 		if got := printable(tc.in); got != tc.want {
 			t.Errorf("printable(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestGenerateMemoryAndContext: --max-memory refuses a model that would
+// take more, and --ctx beyond the model's own context loads with a
+// warning.
+func TestGenerateMemoryAndContext(t *testing.T) {
+	out, code := cliRun(t, "generate", "--prompt", "Once", "-n", "2", "--threads", "1", "--max-memory", "1MiB")
+	if code == exitOK || !strings.Contains(out, "not enough memory") || !strings.Contains(out, "the limit is 1.0 MiB (--max-memory)") {
+		t.Errorf("--max-memory 1MiB: exit %d, output:\n%s", code, out)
+	}
+	out, code = cliRun(t, "generate", "--prompt", "Once", "-n", "2", "--threads", "1", "--ctx", "1024")
+	if code != exitOK || !strings.Contains(out, "warning: context size 1024 exceeds the model's own 512") {
+		t.Errorf("--ctx 1024: exit %d, output:\n%s", code, out)
 	}
 }

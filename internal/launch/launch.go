@@ -120,12 +120,22 @@ type Model struct {
 	Batch int
 	// Parallel is the number of requests generating at once (at least 1).
 	Parallel int
+	// MaxMemory caps what the model, its Parallel KV caches and buffers
+	// may take, in bytes (0 = the memory the machine has available); see
+	// engine.Options.MaxMemory.
+	MaxMemory uint64
+	// Warn, when set, gets the engine's warnings (a context beyond the
+	// model's own, ...).
+	Warn func(msg string)
 }
 
 // LoadEmbedded loads m into the embedded engine's backend.
 func LoadEmbedded(ctx context.Context, m Model) (*embedded.Backend, error) {
 	return embedded.Load(ctx, embedded.Options{
-		Engine:   engine.Options{ModelPath: m.Path, Ctx: m.Ctx, Threads: m.Threads, BatchSize: m.Batch},
+		Engine: engine.Options{
+			ModelPath: m.Path, Ctx: m.Ctx, Threads: m.Threads, BatchSize: m.Batch,
+			MaxMemory: m.MaxMemory, Sessions: max(m.Parallel, 1), Warn: m.Warn,
+		},
 		Parallel: m.Parallel,
 	})
 }

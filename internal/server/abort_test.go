@@ -126,7 +126,7 @@ func TestAbortEndpoint(t *testing.T) {
 		t.Errorf("aborts_total{endpoint}: got %v, want 1", got)
 	}
 	// The id is free again once the handler has returned.
-	waitFor(func() bool { return s.reg.get("victim") == nil })
+	waitFor(func() bool { return s.reg.get([32]byte{}, "victim") == nil })
 	if code, _ := abort(t, ts.URL, "victim"); code != 404 {
 		t.Errorf("second abort: got %d, want 404", code)
 	}
@@ -141,7 +141,7 @@ func TestAbortCountsSloppyBackend(t *testing.T) {
 	f.sloppy = true
 	s, ts, reg := newTestServer(t, f, Options{})
 	resp, br := streamUntil(t, t.Context(), ts.URL, f, "sloppy", 2)
-	e := s.reg.get("sloppy")
+	e := s.reg.get([32]byte{}, "sloppy")
 	defer resp.Body.Close()
 
 	type result struct {
@@ -310,4 +310,37 @@ func TestNoGoroutineLeakAfterAborts(t *testing.T) {
 	}
 	http.DefaultClient.CloseIdleConnections()
 	ts.Close()
+}
+
+// TestRequestIDsArePerKey: another key's running request id is free for
+// this key (no 409 revealing it), and an abort reaches only the caller's
+// own request.
+func TestRequestIDsArePerKey(t *testing.T) {
+	f := newFake("a", "b")
+	f.gate = make(chan struct{})
+	_, ts, _ := newTestServer(t, f, Options{APIKey: "alice-key, bob-key", Parallel: 2})
+	alice, aliceBody := streamUntil(t, t.Context(), ts.URL, f, "same", 1, "Authorization", "Bearer alice-key")
+	defer alice.Body.Close()
+	bobs := make(chan *http.Response, 1)
+	go func() {
+		bobs <- post(t, context.Background(), ts.URL+"/v1/chat/completions", chatBody, api.HeaderRequestID, "same", "Authorization", "Bearer bob-key")
+	}()
+	var bob *http.Response
+	select {
+	case <-f.started: // bob's request runs
+	case bob = <-bobs:
+		t.Fatalf("bob's request with alice's id: got %d %s, want it to run", bob.StatusCode, readAll(t, bob.Body))
+	}
+	if code, a := abort(t, ts.URL, "same", "Authorization", "Bearer bob-key"); code != 200 || !a.Aborted {
+		t.Errorf("bob's abort: got %d %+v", code, a)
+	}
+	bob = <-bobs
+	if rest := readAll(t, bob.Body); bob.StatusCode != 200 || !strings.Contains(rest, `"finish_reason":"abort"`) {
+		t.Errorf("bob's stream: got %d %q, want an abort", bob.StatusCode, rest)
+	}
+	bob.Body.Close()
+	f.gate <- struct{}{}
+	if rest := readAll(t, aliceBody); !strings.Contains(rest, `"finish_reason":"stop"`) {
+		t.Errorf("alice's stream: got %q, want it to finish", rest)
+	}
 }

@@ -122,6 +122,12 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 
 	out := newOutput(w, p, chat, s.o.WriteTimeout)
 
+	// Shutdown turns away queued requests (registry.cancelQueued after
+	// closing is set): one registered before it is cancelled, one after
+	// sees closing here.
+	if s.closing.Load() {
+		cancel(errShutdown)
+	}
 	s.m.queued.Inc()
 	err := s.adm.acquire(ctx)
 	s.m.queued.Dec()
@@ -130,11 +136,20 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 		writeError(w, http.StatusTooManyRequests, "rate_limit_error", "", "queue_full", "every generation slot is busy and the queue is full; retry later")
 		return
 	}
+	if err != nil && errors.Is(context.Cause(ctx), errShutdown) && !out.begun() {
+		// Queued at shutdown: no slot will free in time for it; another
+		// server may serve it.
+		finish()
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "server_error", "", "shutting_down", "the server is shutting down")
+		return
+	}
 	if err != nil {
 		finish()
 		s.endAborted(ctx, out, e, GenResult{}, time.Time{})
 		return
 	}
+	e.admitted.Store(true)
 	defer s.adm.release()
 	started := time.Now()
 	p.gen.Started = started

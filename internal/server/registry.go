@@ -48,6 +48,8 @@ type entry struct {
 	cancel  context.CancelCauseFunc
 	// canceled is the request context's Done channel.
 	canceled <-chan struct{}
+	// admitted is set once the request has a generation slot.
+	admitted atomic.Bool
 
 	// produced counts tokens emitted to the client; afterAbort counts
 	// tokens the backend produced after the request's context was done.
@@ -79,46 +81,68 @@ func (e *entry) finish() {
 	close(e.done)
 }
 
+// regKey names a request: ids are per API key, so that one caller can
+// neither see nor collide with another's ids.
+type regKey struct {
+	key [32]byte
+	id  string
+}
+
 // registry maps the ids of running and queued requests to their entries.
 type registry struct {
 	mu sync.Mutex
-	m  map[string]*entry
+	m  map[regKey]*entry
 }
 
-func newRegistry() *registry { return &registry{m: make(map[string]*entry)} }
+func newRegistry() *registry { return &registry{m: make(map[regKey]*entry)} }
 
-// add registers e; it reports false when the id is already in use.
+// add registers e; it reports false when its key already has a request
+// with this id.
 func (r *registry) add(e *entry) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if _, dup := r.m[e.id]; dup {
+	k := regKey{e.keyHash, e.id}
+	if _, dup := r.m[k]; dup {
 		return false
 	}
-	r.m[e.id] = e
+	r.m[k] = e
 	return true
 }
 
 func (r *registry) remove(e *entry) {
 	r.mu.Lock()
-	if r.m[e.id] == e {
-		delete(r.m, e.id)
+	k := regKey{e.keyHash, e.id}
+	if r.m[k] == e {
+		delete(r.m, k)
 	}
 	r.mu.Unlock()
 }
 
-func (r *registry) get(id string) *entry {
+// get returns the request with this id made with this key, or nil.
+func (r *registry) get(key [32]byte, id string) *entry {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.m[id]
+	return r.m[regKey{key, id}]
 }
 
 // cancelAll aborts every registered request with cause and returns how
 // many there were.
 func (r *registry) cancelAll(cause error) int {
+	return r.cancelIf(cause, func(*entry) bool { return true })
+}
+
+// cancelQueued aborts, with cause, the requests still waiting for a slot.
+func (r *registry) cancelQueued(cause error) int {
+	return r.cancelIf(cause, func(e *entry) bool { return !e.admitted.Load() })
+}
+
+func (r *registry) cancelIf(cause error, pick func(*entry) bool) int {
 	r.mu.Lock()
 	es := make([]*entry, 0, len(r.m))
 	for _, e := range r.m {
-		es = append(es, e)
+		if pick(e) {
+			es = append(es, e)
+		}
 	}
 	r.mu.Unlock()
 	for _, e := range es {

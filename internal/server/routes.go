@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"crypto/subtle"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -107,10 +106,9 @@ func (s *Server) handleAbort(w http.ResponseWriter, r *http.Request, key [32]byt
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "request_id", "invalid_request_id", "request_id must be 1 to 128 printable ASCII bytes")
 		return
 	}
-	e := s.reg.get(id)
-	// A request made with another key is answered as unknown, so that ids
-	// do not leak between callers.
-	if e == nil || (len(s.keys) > 0 && subtle.ConstantTimeCompare(key[:], e.keyHash[:]) != 1) {
+	// Ids are per key: a request made with another key is unknown here.
+	e := s.reg.get(key, id)
+	if e == nil {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "request_id", "request_not_found", "no running or queued request with this id")
 		return
 	}

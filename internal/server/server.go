@@ -304,6 +304,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.closing.Store(true)
+	if n := s.reg.cancelQueued(errShutdown); n > 0 {
+		s.log.Info("shutting down: queued requests turned away", "requests", n)
+	}
 	s.log.Info("shutting down", "grace", s.o.ShutdownGrace)
 	grace := max(s.o.ShutdownGrace, 0)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)

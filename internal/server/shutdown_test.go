@@ -96,3 +96,39 @@ func TestServeRefusesExposedListener(t *testing.T) {
 		t.Errorf("Serve on 0.0.0.0: got %v, want ErrExposed", err)
 	}
 }
+
+// TestShutdownTurnsQueuedRequestsAway: a request still waiting for a slot
+// when shutdown begins gets 503 at once, while the running one may finish
+// within the grace.
+func TestShutdownTurnsQueuedRequestsAway(t *testing.T) {
+	f := newFake("a", "b")
+	f.gate = make(chan struct{})
+	s, err := New(f, Options{Parallel: 1, Queue: 4, ShutdownGrace: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop, done := serveLoopback(t, s)
+	resp, br := streamUntil(t, t.Context(), url, f, "running", 1)
+	defer resp.Body.Close()
+	queued := make(chan *http.Response, 1)
+	go func() { queued <- post(t, context.Background(), url+"/v1/chat/completions", chatBody) }()
+	waitFor(func() bool { return s.adm.queued() == 1 })
+	stop()
+	q := <-queued
+	body := readAll(t, q.Body)
+	q.Body.Close()
+	if q.StatusCode != http.StatusServiceUnavailable || q.Header.Get("Retry-After") == "" || !strings.Contains(body, "shutting_down") {
+		t.Errorf("queued at shutdown: got %d %s, want 503 shutting_down with Retry-After", q.StatusCode, body)
+	}
+	f.gate <- struct{}{}
+	if rest := readAll(t, br); !strings.HasSuffix(rest, "data: [DONE]\n\n") {
+		t.Errorf("running stream: got %q", rest)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if got := f.calls.Load(); got != 1 {
+		t.Errorf("backend calls: got %d, want 1", got)
+	}
+	http.DefaultClient.CloseIdleConnections()
+}

@@ -1,6 +1,11 @@
 package server
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
 
 // latencyBuckets (seconds) are fine enough to read thresholds anywhere
 // between 50 ms and 2 s, and token gaps down to half a millisecond.
@@ -64,6 +69,19 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.ttft, m.gap, m.queue, m.e2e, m.tokens, m.requests, m.aborts, m.afterAbort, m.inFlight, m.queued, m.conns, m.rejected} {
 		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	// Every abort reason shows from the start, at 0.
+	for _, reason := range []string{"endpoint", "disconnect", "shutdown"} {
+		m.aborts.WithLabelValues(reason)
+	}
+	// The Go runtime's and the process's own metrics (go_goroutines,
+	// process_resident_memory_bytes, ...), unless the caller's registry
+	// has them already.
+	for _, c := range []prometheus.Collector{collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
+		var are prometheus.AlreadyRegisteredError
+		if err := reg.Register(c); err != nil && !errors.As(err, &are) {
 			return nil, err
 		}
 	}

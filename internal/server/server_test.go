@@ -287,6 +287,13 @@ func TestModelsAndMetrics(t *testing.T) {
 		`tokenpulse_server_requests_total{code="200",route="chat"} 1`,
 		"tokenpulse_server_tokens_after_abort_total 0",
 		"tokenpulse_server_in_flight_requests 0",
+		// Before any abort, every reason shows 0.
+		`tokenpulse_server_aborts_total{reason="disconnect"} 0`,
+		`tokenpulse_server_aborts_total{reason="endpoint"} 0`,
+		`tokenpulse_server_aborts_total{reason="shutdown"} 0`,
+		// The Go runtime's and the process's collectors.
+		"go_goroutines ",
+		"process_resident_memory_bytes ",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)

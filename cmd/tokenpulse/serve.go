@@ -30,7 +30,7 @@ type serveFlags struct {
 	maxBody                    int64
 	grace                      time.Duration
 	headerTimeout, bodyTimeout time.Duration
-	idleTimeout                time.Duration
+	idleTimeout, upTimeout     time.Duration
 	maxConns                   int
 	verbose                    bool
 }
@@ -86,6 +86,7 @@ SIGINT or SIGTERM shuts down gracefully: running streams get
 	fs.StringVar(&f.upstream, "upstream", "", "serve as a gateway in front of this OpenAI-compatible base URL instead of the embedded engine")
 	fs.StringVar(&f.upKeyEnv, "upstream-key-env", "", "name of the environment variable holding the upstream's API key")
 	fs.StringVar(&f.upName, "upstream-model", "", "model to announce and default to in gateway mode (default: the upstream's first)")
+	fs.DurationVar(&f.upTimeout, "upstream-timeout", 0, "with --upstream, how long to wait for the upstream's response headers before answering 504 (0 = no bound)")
 	fs.IntVar(&f.maxTokens, "max-tokens", server.DefaultMaxTokens, "output tokens when a request names no max_tokens")
 	fs.IntVar(&f.maxTokensLimit, "max-tokens-limit", server.DefaultMaxTokenLimit, "largest max_tokens a request may ask for")
 	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body in bytes (larger: 413)")
@@ -108,6 +109,8 @@ func (f serveFlags) check() error {
 		return fmt.Errorf("--max-tokens %d must be between 1 and --max-tokens-limit %d", f.maxTokens, f.maxTokensLimit)
 	case f.maxBody < 1:
 		return fmt.Errorf("--max-body must be positive, got %d", f.maxBody)
+	case f.upTimeout < 0:
+		return errors.New("--upstream-timeout must not be negative")
 	case f.headerTimeout <= 0 || f.bodyTimeout <= 0 || f.idleTimeout <= 0:
 		return errors.New("--header-timeout, --body-timeout and --idle-timeout must be positive")
 	case f.upstream != "" && f.model != "":
@@ -175,7 +178,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		what    string
 	)
 	if f.upstream != "" {
-		g, err := gateway.New(gateway.Options{URL: f.upstream, APIKey: upKey, Model: f.upName})
+		g, err := gateway.New(gateway.Options{URL: f.upstream, APIKey: upKey, Model: f.upName, HeaderTimeout: f.upTimeout})
 		if err != nil {
 			return usageErr(err)
 		}

@@ -207,6 +207,9 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 		}
 		out.fail(http.StatusServiceUnavailable, "server_error", msg)
 	case errors.As(err, &reqErr):
+		if reqErr.Status >= 500 {
+			s.log.Error("generation failed", "request_id", id, "status", reqErr.Status, "err", reqErr.Message)
+		}
 		if !out.begun() {
 			writeRequestError(w, reqErr)
 			return

@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"strings"
@@ -62,8 +63,13 @@ type Options struct {
 	// none; "" takes the upstream's first listed model.
 	Model string
 	// Client sends the upstream requests (nil = a client of the gateway's
-	// own, without a timeout: streams last as long as they last).
+	// own, without an overall timeout: streams last as long as they
+	// last).
 	Client *http.Client
+	// HeaderTimeout bounds the wait for the upstream's response headers
+	// on the gateway's own client (0 = no bound; unused with Client). A
+	// request that runs past it fails with 504.
+	HeaderTimeout time.Duration
 }
 
 // Gateway forwards requests to an upstream runtime. Build it with [New].
@@ -88,9 +94,10 @@ func New(o Options) (*Gateway, error) {
 	c := o.Client
 	if c == nil {
 		c = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     90 * time.Second,
+			Proxy:                 http.ProxyFromEnvironment,
+			MaxIdleConnsPerHost:   64,
+			IdleConnTimeout:       90 * time.Second,
+			ResponseHeaderTimeout: o.HeaderTimeout,
 		}}
 	}
 	return &Gateway{base: base, key: o.APIKey, model: o.Model, client: c}, nil
@@ -209,8 +216,11 @@ type llamaTimings struct {
 }
 
 // Generate forwards req to the upstream and emits one piece per upstream
-// token. It checks ctx before every piece; cancelling ctx closes the
-// upstream request.
+// token, at most req.MaxTokens of them (then it closes the upstream
+// request and finishes with "length"). It checks ctx before every piece;
+// cancelling ctx closes the upstream request. An upstream that fails
+// (unreachable, a 5xx, a cut or malformed stream) fails the request with
+// a *server.RequestError of status 502, or 504 when it timed out.
 func (g *Gateway) Generate(ctx context.Context, req *server.GenRequest, emit func(server.Piece) error) (server.GenResult, error) {
 	var res server.GenResult
 	payload, err := body(req)
@@ -227,14 +237,14 @@ func (g *Gateway) Generate(ctx context.Context, req *server.GenRequest, emit fun
 		if ctx.Err() != nil {
 			return res, context.Cause(ctx)
 		}
-		return res, fmt.Errorf("gateway: upstream: %w", err)
+		return res, upstreamFailed(err, "gateway: upstream: %v", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return res, upstreamError(resp)
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
-		return res, fmt.Errorf("gateway: upstream answered %q, not an event stream", resp.Header.Get("Content-Type"))
+		return res, upstreamFailed(nil, "gateway: upstream answered %q, not an event stream", resp.Header.Get("Content-Type"))
 	}
 
 	dec := sse.NewDecoder(resp.Body)
@@ -245,6 +255,7 @@ func (g *Gateway) Generate(ctx context.Context, req *server.GenRequest, emit fun
 		finished    bool
 		upTimings   *api.Timings
 	)
+read:
 	for {
 		ev, err := dec.Next()
 		if err != nil {
@@ -254,17 +265,17 @@ func (g *Gateway) Generate(ctx context.Context, req *server.GenRequest, emit fun
 			if errors.Is(err, io.EOF) && finished {
 				break // some upstreams end after the finish reason without [DONE]
 			}
-			return res, fmt.Errorf("gateway: upstream stream cut after %d tokens: %w", count, err)
+			return res, upstreamFailed(err, "gateway: upstream stream cut after %d tokens: %v", count, err)
 		}
 		if ev.Data == "[DONE]" {
 			break
 		}
 		var c upstreamChunk
 		if err := json.Unmarshal([]byte(ev.Data), &c); err != nil {
-			return res, fmt.Errorf("gateway: upstream event: %w", err)
+			return res, upstreamFailed(nil, "gateway: upstream event: %v", err)
 		}
 		if c.Error != nil {
-			return res, fmt.Errorf("gateway: upstream error mid-stream: %s", c.Error.Message)
+			return res, upstreamFailed(nil, "gateway: upstream error mid-stream: %s", c.Error.Message)
 		}
 		if c.Usage != nil {
 			u := *c.Usage
@@ -299,6 +310,14 @@ func (g *Gateway) Generate(ctx context.Context, req *server.GenRequest, emit fun
 			for _, part := range split(text, k) {
 				if err := ctx.Err(); err != nil {
 					return res, context.Cause(ctx)
+				}
+				if req.MaxTokens > 0 && count >= req.MaxTokens {
+					// The upstream ignored max_tokens (or counts
+					// differently): stop here; closing the body ends
+					// the upstream request.
+					res.FinishReason = "length"
+					res.Upstream = nil
+					break read
 				}
 				at := time.Now()
 				if count == 0 {
@@ -379,7 +398,30 @@ func upstreamError(resp *http.Response) error {
 		}
 		return &server.RequestError{Status: resp.StatusCode, Type: typ, Code: code, Param: param, Message: "upstream: " + msg}
 	}
-	return fmt.Errorf("gateway: upstream answered %d: %s", resp.StatusCode, msg)
+	status := http.StatusBadGateway
+	if resp.StatusCode == http.StatusGatewayTimeout {
+		status = http.StatusGatewayTimeout
+	}
+	return serverError(status, fmt.Sprintf("gateway: upstream answered %d: %s", resp.StatusCode, msg))
+}
+
+// upstreamFailed is the error of a request the upstream failed: 504 when
+// err is a timeout, 502 otherwise.
+func upstreamFailed(err error, format string, args ...any) error {
+	status := http.StatusBadGateway
+	var ne net.Error
+	if err != nil && (errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())) {
+		status = http.StatusGatewayTimeout
+	}
+	return serverError(status, fmt.Sprintf(format, args...))
+}
+
+func serverError(status int, msg string) error {
+	code := "upstream_error"
+	if status == http.StatusGatewayTimeout {
+		code = "upstream_timeout"
+	}
+	return &server.RequestError{Status: status, Type: "server_error", Code: code, Message: msg}
 }
 
 // choiceText returns a choice's output text and whether it is reasoning.

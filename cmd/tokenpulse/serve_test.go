@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -83,5 +85,24 @@ func TestServeBundledModel(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
+	}
+}
+
+// TestServeSecondSignalExits: the first signal starts the graceful
+// shutdown, the second exits at once with a message.
+func TestServeSecondSignalExits(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	var out bytes.Buffer
+	exited := make(chan int, 1)
+	ctx, stop := watchSignals(t.Context(), sigs, &out, func(code int) { exited <- code })
+	defer stop()
+	sigs <- os.Interrupt
+	<-ctx.Done()
+	sigs <- os.Interrupt
+	if got, want := <-exited, 130; got != want {
+		t.Errorf("exit code: got %d, want %d", got, want)
+	}
+	if !strings.Contains(out.String(), "exiting at once") {
+		t.Errorf("message: got %q", out.String())
 	}
 }

@@ -25,6 +25,7 @@ func init() { commands = append(commands, newServeCmd) }
 type serveFlags struct {
 	model, addr                string
 	ctx, threads, batch        int
+	maxMemory                  byteSize
 	parallel, queue            int
 	keyEnv                     string
 	insecure                   bool
@@ -79,7 +80,8 @@ SIGINT or SIGTERM shuts down gracefully: running streams get
 	fs := cmd.Flags()
 	fs.StringVar(&f.model, "model", "", "GGUF model file to serve (default: the bundled stories260K)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (a non-loopback address needs an API key or --insecure)")
-	fs.IntVar(&f.ctx, "ctx", 0, "context size in tokens (0 = min(2048, the model's own))")
+	fs.IntVar(&f.ctx, "ctx", 0, "context size in tokens (0 = min(2048, the model's own); more than the model's own is allowed with a warning, within --max-memory)")
+	fs.Var(&f.maxMemory, "max-memory", maxMemoryUsage)
 	fs.IntVar(&f.threads, "threads", 0, "threads per matrix product (0 = all cores)")
 	fs.IntVar(&f.batch, "batch", 0, "prompt tokens computed together in prefill (0 = the engine's default)")
 	fs.IntVar(&f.parallel, "parallel", 1, "requests generating at once (1 keeps the embedded engine's token gaps steady on a CPU; with --upstream the default is 64)")
@@ -220,7 +222,8 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		}
 		backend, what = g, "gateway to "+f.upstream
 	} else {
-		b, err := launch.LoadEmbedded(ctx, launch.Model{Path: f.model, Ctx: f.ctx, Threads: f.threads, Batch: f.batch, Parallel: f.parallel})
+		b, err := launch.LoadEmbedded(ctx, launch.Model{Path: f.model, Ctx: f.ctx, Threads: f.threads, Batch: f.batch, Parallel: f.parallel,
+			MaxMemory: uint64(f.maxMemory), Warn: warnTo(cmd.ErrOrStderr())})
 		if err != nil {
 			return err
 		}

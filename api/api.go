@@ -294,8 +294,11 @@ type AbortResponse struct {
 
 // Health is the body of GET /health.
 type Health struct {
-	// Status is "warming" (HTTP 503) or "ready" (HTTP 200).
+	// Status is "warming" (HTTP 503), "ready" (HTTP 200) or "broken"
+	// (HTTP 503: the backend can serve no further request; Reason says
+	// why).
 	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
 	Model  string `json:"model,omitempty"`
 	// Backend says what produces the tokens: "embedded", "gateway" or
 	// "mock" (tokenpulse's extension; bench records it in the run file).

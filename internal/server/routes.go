@@ -66,19 +66,12 @@ func (s *Server) authed(h func(http.ResponseWriter, *http.Request, [32]byte)) ht
 	})
 }
 
-// healthBody is /health's answer: the warm-up state, and why the server
-// is unhealthy when its backend broke.
-type healthBody struct {
-	*api.Health
-	Reason string `json:"reason,omitempty"`
-}
-
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 	h := s.warm.Load()
 	if reason := s.broken.Load(); reason != nil {
 		b := *h
-		b.Status = "broken"
-		writeJSON(w, http.StatusServiceUnavailable, healthBody{Health: &b, Reason: *reason})
+		b.Status, b.Reason = "broken", *reason
+		writeJSON(w, http.StatusServiceUnavailable, &b)
 		return
 	}
 	status := http.StatusOK
@@ -86,7 +79,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", "1")
 	}
-	writeJSON(w, status, healthBody{Health: h})
+	writeJSON(w, status, h)
 }
 
 func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request, _ [32]byte) {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,5 +116,24 @@ func TestGatewayStopsAtMaxTokens(t *testing.T) {
 	}
 	if !strings.Contains(body, `"finish_reason":"length"`) || strings.Contains(body, "t2 ") {
 		t.Errorf("stream: got %s, want it cut at 2 tokens with finish_reason length", body)
+	}
+}
+
+// TestGatewayFollowsNoRedirect: an upstream that redirects elsewhere gets
+// neither the gateway's upstream key nor the prompt sent on; the client
+// gets a 502.
+func TestGatewayFollowsNoRedirect(t *testing.T) {
+	var leaked atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { leaked.Add(1) }))
+	defer other.Close()
+	url := gatewayTo(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}, Options{APIKey: "upstream-secret"})
+	status, _ := postChat(t, url, `{"messages":[{"role":"user","content":"secret prompt"}],"stream":true}`)
+	if n := leaked.Load(); n != 0 {
+		t.Errorf("the redirect target received %d requests", n)
+	}
+	if status != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", status)
 	}
 }

@@ -100,7 +100,11 @@ func New(o Options) (*Gateway, error) {
 			ResponseHeaderTimeout: o.HeaderTimeout,
 		}}
 	}
-	return &Gateway{base: base, key: o.APIKey, model: o.Model, client: c}, nil
+	// The upstream's key and the prompt never follow a redirect: it is
+	// the upstream's answer, a 502 for the client.
+	cc := *c
+	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Gateway{base: base, key: o.APIKey, model: o.Model, client: &cc}, nil
 }
 
 // Models returns o.Model first (when set), then the models the upstream

@@ -2,10 +2,10 @@ package tokencount
 
 import (
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/tokenpulse/tokenpulse/internal/fixture"
 )
 
 // events splits the pieces of ids into events of 1..maxPer tokens, as a
@@ -64,14 +64,7 @@ func TestPerEventBundled(t *testing.T) {
 }
 
 func TestPerEventGPT2(t *testing.T) {
-	p := filepath.Join("..", "..", "shared", "models", "tokenizers", "ggml-vocab-gpt-2.gguf")
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture missing under CI: %v", err)
-		}
-		t.Skipf("fixture %s not here (a clone without ../shared): %v", p, err)
-	}
-	c, err := Open(p)
+	c, err := Open(fixture.Path(t, "models/tokenizers/ggml-vocab-gpt-2.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package measure_test
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/compare"
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/report"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
@@ -233,6 +235,41 @@ func TestEveryMetricAgrees(t *testing.T) {
 				t.Errorf("compare %s %s %s = %v, summary %v", side, c.Scope, c.Metric, got, want)
 			}
 		}
+	}
+
+	// The report's table shows the same figures, scope by scope.
+	run.Verdicts = verdicts
+	var text bytes.Buffer
+	if err := report.Text(&text, run, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	columns := []struct{ metric, stat string }{
+		{"ttft", "p50"}, {"ttft", "p95"}, {"ttft", "p99"}, {"visible_ttft", "p95"}, {"tpot", "mean"},
+		{"gap", "p50"}, {"gap", "p95"}, {"gap", "p99"}, {"gap", "max"}, {"gap", "std"},
+	}
+	rows := 0
+	for _, line := range strings.Split(text.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 1+2+len(columns)+1 || (f[0] != "overall" && run.Summary.Categories[f[0]].Requests == 0) {
+			continue
+		}
+		scope := "category:" + f[0]
+		if f[0] == "overall" {
+			scope = "overall"
+		}
+		rows++
+		for i, c := range columns {
+			want := "-"
+			if v, ok := summaryField(groupOf(run, scope), c.metric, c.stat); ok {
+				want = fmt.Sprintf("%.1f", v)
+			}
+			if got := f[3+i]; got != want {
+				t.Errorf("report %s %s.%s = %s, summary %s", scope, c.metric, c.stat, got, want)
+			}
+		}
+	}
+	if rows != 5 {
+		t.Errorf("found %d scope rows in the report, want 5 (4 categories and overall):\n%s", rows, text.String())
 	}
 
 	// Nothing aborted or warm-up leaks into a figure: the aborted answers

@@ -38,11 +38,7 @@ func Record(rep compare.Report, against, name string, id int64) *runfile.Compari
 		Notes:         append([]string(nil), rep.Notes...),
 	}
 	for _, x := range rep.Changes {
-		c.Changes = append(c.Changes, runfile.Change{
-			Scope: x.Scope, Metric: x.Metric, Unit: x.Unit, Base: x.Base, New: x.New,
-			Delta: x.Delta, Relative: x.Relative, P: x.P, Test: x.Test,
-			NBase: x.NBase, NNew: x.NNew, Status: string(x.Status),
-		})
+		c.Changes = append(c.Changes, x)
 		if x.Status == compare.StatusRegressed {
 			c.Regressions++
 		}

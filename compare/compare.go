@@ -111,8 +111,8 @@ func DefaultOptions() Options {
 	return Options{Tolerance: 0.10, FloorMS: 2, FloorRatePP: 1, Alpha: 0.01, MinSamples: 5}
 }
 
-// Status is the judgement on one change.
-type Status string
+// Status is the judgement on one change (Change.Status).
+type Status = string
 
 // The statuses of a change.
 const (
@@ -129,38 +129,9 @@ const (
 	StatusTooFew Status = "too few samples"
 )
 
-// Change is one metric of one scope, base against new.
-type Change struct {
-	// Scope is "overall", "cold" or "category:NAME".
-	Scope string `json:"scope"`
-	// Metric is "ttft.p95", "gap.max", "errors.rate", ...
-	Metric string `json:"metric"`
-	// Unit is "ms" or "%".
-	Unit string `json:"unit"`
-	// Base and New are the scope's figure in each run, in Unit: the
-	// figure the run's summary shows for the scope (measure.Aggregate;
-	// gap figures pooled over every gap), errors.rate in percent.
-	Base float64 `json:"base"`
-	New  float64 `json:"new"`
-	// Delta is New − Base; Relative is Delta ÷ Base (0 when Base is 0).
-	Delta    float64 `json:"delta"`
-	Relative float64 `json:"relative"`
-	// P is the two-sided p-value of Test; 1 when untested.
-	P float64 `json:"p"`
-	// Test names the test and its sample: "mann-whitney, per-request
-	// ttft", "... per-request gap p50" (each request's own gap p50), "...
-	// per-request gap p95", "... per-request max gap", "... per-request
-	// tpot", "... per-request e2e", or "fisher exact, error counts".
-	Test string `json:"test"`
-	// NBase and NNew are the sample sizes the test saw: the requests with
-	// a value (one value each), or for errors.rate every request of the
-	// scope.
-	NBase int `json:"n_base"`
-	NNew  int `json:"n_new"`
-	// Status is the judgement: "regressed", "improved", "within
-	// tolerance", "not significant" or "too few samples".
-	Status Status `json:"status"`
-}
+// Change is one metric of one scope, base against new; it is the run
+// file's record of a comparison's change (runfile.Change).
+type Change = runfile.Change
 
 // Side identifies one of the two runs.
 type Side struct {
@@ -387,7 +358,7 @@ func (r Report) WriteText(w io.Writer) error {
 		if c.Base != 0 {
 			rel = fmt.Sprintf(" (%+.1f%%)", c.Relative*100)
 		}
-		mark := string(c.Status)
+		mark := c.Status
 		switch c.Status {
 		case StatusRegressed:
 			mark = "REGRESSION"

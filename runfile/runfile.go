@@ -87,22 +87,37 @@ type Comparison struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Change is one metric of one scope, base against new (package compare's
-// Change).
+// Change is one metric of one scope, base against new, as package
+// compare judges it.
 type Change struct {
-	Scope    string  `json:"scope"`
-	Metric   string  `json:"metric"`
-	Unit     string  `json:"unit"`
-	Base     float64 `json:"base"`
-	New      float64 `json:"new"`
+	// Scope is "overall", "cold" or "category:NAME".
+	Scope string `json:"scope"`
+	// Metric is "ttft.p95", "gap.max", "errors.rate", ...
+	Metric string `json:"metric"`
+	// Unit is "ms" or "%".
+	Unit string `json:"unit"`
+	// Base and New are the scope's figure in each run, in Unit: the
+	// figure the run's summary shows for the scope (measure.Aggregate;
+	// gap figures pooled over every gap), errors.rate in percent.
+	Base float64 `json:"base"`
+	New  float64 `json:"new"`
+	// Delta is New − Base; Relative is Delta ÷ Base (0 when Base is 0).
 	Delta    float64 `json:"delta"`
 	Relative float64 `json:"relative"`
-	P        float64 `json:"p"`
-	Test     string  `json:"test"`
-	NBase    int     `json:"n_base"`
-	NNew     int     `json:"n_new"`
-	// Status is "regressed", "improved", "within tolerance", "not
-	// significant" or "too few samples".
+	// P is the two-sided p-value of Test; 1 when untested.
+	P float64 `json:"p"`
+	// Test names the test and its sample: "mann-whitney, per-request
+	// ttft", "... per-request gap p50" (each request's own gap p50), "...
+	// per-request gap p95", "... per-request max gap", "... per-request
+	// tpot", "... per-request e2e", or "fisher exact, error counts".
+	Test string `json:"test"`
+	// NBase and NNew are the sample sizes the test saw: the requests with
+	// a value (one value each), or for errors.rate every request of the
+	// scope.
+	NBase int `json:"n_base"`
+	NNew  int `json:"n_new"`
+	// Status is the judgement: "regressed", "improved", "within
+	// tolerance", "not significant" or "too few samples".
 	Status string `json:"status"`
 }
 

@@ -44,6 +44,9 @@ type htmlView struct {
 	// PerEventNote names the scopes whose TPOT is per event (no token
 	// counts); "" when none.
 	PerEventNote string
+	// ServerAccount sets the server's own split of TTFT and its TPOT
+	// beside the client's, when the server sent them; "" otherwise.
+	ServerAccount string
 	// Comparison is the comparison with an earlier run, nil when none
 	// was asked.
 	Comparison   *comparisonView
@@ -183,6 +186,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		}
 	}
 	v.PerEventNote = perEventOnlyNote(r)
+	v.ServerAccount = serverAccount(r)
 	if c := r.Comparison; c != nil {
 		cv := &comparisonView{Title: comparisonTitle(c), Result: comparisonResult(c), Regressed: c.Regressions > 0, Notes: c.Notes}
 		if c.Skipped == "" {

@@ -127,6 +127,7 @@ func Usable(run *runfile.Run) (bool, string) {
 // Unusable is Check's error for a base that cannot serve at all.
 type Unusable struct{ Reason string }
 
+// Error says why the base cannot serve.
 func (e *Unusable) Error() string { return "not usable as a baseline: " + e.Reason }
 
 // Refusal is Check's error for a base whose settings differ from the new

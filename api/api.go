@@ -13,6 +13,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -78,7 +79,10 @@ type ChatRequest struct {
 	MinP                *float64       `json:"min_p,omitempty"`
 	Seed                *int64         `json:"seed,omitempty"`
 	Stop                Stop           `json:"stop,omitempty"`
-	User                string         `json:"user,omitempty"`
+	// IgnoreEOS (llama.cpp, vLLM; not OpenAI) asks the server to go on
+	// past the end-of-sequence token, up to max_tokens.
+	IgnoreEOS *bool  `json:"ignore_eos,omitempty"`
+	User      string `json:"user,omitempty"`
 }
 
 // CompletionRequest is the body of POST /v1/completions.
@@ -94,6 +98,57 @@ type CompletionRequest struct {
 	MinP          *float64       `json:"min_p,omitempty"`
 	Seed          *int64         `json:"seed,omitempty"`
 	Stop          Stop           `json:"stop,omitempty"`
+	IgnoreEOS     *bool          `json:"ignore_eos,omitempty"`
+}
+
+// RequestOptions are what a client asks of the server's sampling with
+// every request, beyond the prompt and its output limit. A nil or empty
+// field is not sent, which leaves the server's own default. Its JSON is
+// the record of what was sent (a run file's config.request): the fields
+// under their names in the request body, and ExtraBody as given.
+//
+// TopK and IgnoreEOS are extensions of the OpenAI API that llama.cpp's
+// llama-server and vLLM accept; OpenAI's own API rejects or ignores them.
+type RequestOptions struct {
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	TopK        *int     `json:"top_k,omitempty"`
+	Seed        *int64   `json:"seed,omitempty"`
+	Stop        []string `json:"stop,omitempty"`
+	IgnoreEOS   *bool    `json:"ignore_eos,omitempty"`
+	// ExtraBody, when set, is a JSON object merged into the request body
+	// at its top level: its keys replace the body's own of the same name.
+	// It may not hold "stream" or "stream_options", which the client's
+	// reading of the stream depends on.
+	ExtraBody json.RawMessage `json:"extra_body,omitempty"`
+}
+
+// IsZero reports whether o asks for nothing.
+func (o RequestOptions) IsZero() bool {
+	return o.Temperature == nil && o.TopP == nil && o.TopK == nil && o.Seed == nil &&
+		len(o.Stop) == 0 && o.IgnoreEOS == nil && len(o.ExtraBody) == 0
+}
+
+// ReservedExtraKeys are the keys [RequestOptions.ExtraBody] may not hold:
+// the stream and its usage chunk are how the client measures.
+var ReservedExtraKeys = []string{"stream", "stream_options"}
+
+// ExtraObject decodes an extra body: a JSON object, whose keys are
+// returned with their values, none of them one of [ReservedExtraKeys].
+func ExtraObject(b []byte) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if m == nil {
+		return nil, errors.New("not a JSON object: null")
+	}
+	for _, k := range ReservedExtraKeys {
+		if _, ok := m[k]; ok {
+			return nil, fmt.Errorf("%q may not be set: tokenpulse sets it, and measures each stream by it", k)
+		}
+	}
+	return m, nil
 }
 
 // Prompt is a completion prompt: a JSON string or an array holding exactly

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
 
@@ -193,6 +194,11 @@ type Config struct {
 	// Tokenizer is the vocabulary that counted each event's tokens
 	// (bench --tokenizer: its file's base name), when one did.
 	Tokenizer string `json:"tokenizer,omitempty"`
+	// Request is what every request sent beyond its prompt and max_tokens
+	// (bench --temperature, --top-p, --top-k, --sampling-seed, --stop,
+	// --ignore-eos, --extra-body), exactly as sent; nil when nothing was,
+	// and the server sampled with its own defaults.
+	Request *api.RequestOptions `json:"request,omitempty"`
 }
 
 // ColdStart is the target's cold-start breakdown, in milliseconds.

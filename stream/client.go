@@ -69,6 +69,12 @@ type Client struct {
 	// NoUsage stops the client asking for usage
 	// (stream_options.include_usage), for servers that reject the field.
 	NoUsage bool
+	// Options are sent with every request (sampling, stop sequences,
+	// ignore_eos, an extra body merged in); what is not set there is not
+	// sent. A request's own Temperature and Seed replace the Options'.
+	// An ExtraBody that is not a JSON object, or holds "stream" or
+	// "stream_options", fails every request before it is sent.
+	Options api.RequestOptions
 
 	// Limits on what one request may receive, so that the client's memory
 	// and the run file do not follow a server that never stops. A request
@@ -166,7 +172,8 @@ type Request struct {
 	// of the last message is sent.
 	Prompt string
 	// MaxTokens, when > 0, is sent as max_tokens.
-	MaxTokens   int
+	MaxTokens int
+	// Temperature and Seed, when set, replace the Client's Options'.
 	Temperature *float64
 	Seed        *int64
 	// OnToken, when set, is called after each content event is recorded,
@@ -335,7 +342,8 @@ func (c *Client) Do(ctx context.Context, req Request) *Trace {
 	return tr
 }
 
-// body returns the request's path and JSON body.
+// body returns the request's path and JSON body: the request, the
+// Client's Options, and the Options' ExtraBody merged over both.
 func (c *Client) body(req Request) (string, []byte, error) {
 	var usage *api.StreamOptions
 	if !c.NoUsage {
@@ -345,30 +353,59 @@ func (c *Client) body(req Request) (string, []byte, error) {
 	if req.MaxTokens > 0 {
 		maxTokens = &req.MaxTokens
 	}
+	o := c.Options
+	temperature, seed := o.Temperature, o.Seed
+	if req.Temperature != nil {
+		temperature = req.Temperature
+	}
+	if req.Seed != nil {
+		seed = req.Seed
+	}
+	var (
+		path string
+		v    any
+	)
 	switch c.API {
 	case "", "chat":
 		msgs := req.Messages
 		if len(msgs) == 0 {
 			msgs = []api.Message{{Role: "user", Content: api.Content(req.Prompt)}}
 		}
-		b, err := json.Marshal(api.ChatRequest{
+		path, v = "/chat/completions", api.ChatRequest{
 			Model: c.Model, Messages: msgs, Stream: true, StreamOptions: usage,
-			MaxTokens: maxTokens, Temperature: req.Temperature, Seed: req.Seed,
-		})
-		return "/chat/completions", b, err
+			MaxTokens: maxTokens, Temperature: temperature, Seed: seed,
+			TopP: o.TopP, TopK: o.TopK, Stop: api.Stop(o.Stop), IgnoreEOS: o.IgnoreEOS,
+		}
 	case "completions":
 		prompt := req.Prompt
 		if prompt == "" && len(req.Messages) > 0 {
 			prompt = string(req.Messages[len(req.Messages)-1].Content)
 		}
-		b, err := json.Marshal(api.CompletionRequest{
+		path, v = "/completions", api.CompletionRequest{
 			Model: c.Model, Prompt: api.Prompt(prompt), Stream: true, StreamOptions: usage,
-			MaxTokens: maxTokens, Temperature: req.Temperature, Seed: req.Seed,
-		})
-		return "/completions", b, err
+			MaxTokens: maxTokens, Temperature: temperature, Seed: seed,
+			TopP: o.TopP, TopK: o.TopK, Stop: api.Stop(o.Stop), IgnoreEOS: o.IgnoreEOS,
+		}
 	default:
 		return "", nil, fmt.Errorf("unknown API %q (want chat or completions)", c.API)
 	}
+	b, err := json.Marshal(v)
+	if err != nil || len(o.ExtraBody) == 0 {
+		return path, b, err
+	}
+	extra, err := api.ExtraObject(o.ExtraBody)
+	if err != nil {
+		return "", nil, fmt.Errorf("extra body: %w", err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", nil, err
+	}
+	for k, x := range extra {
+		m[k] = x
+	}
+	b, err = json.Marshal(m)
+	return path, b, err
 }
 
 // phases collects the httptrace callbacks, which may run on the

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/signal"
@@ -14,7 +17,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/launch"
@@ -47,6 +52,15 @@ type benchFlags struct {
 	quiet       bool
 	errorBudget string
 	tokenizer   string
+
+	// The request's shape: sent only when given (see requestOptions).
+	temperature  float64
+	topP         float64
+	topK         int
+	samplingSeed int64
+	stop         []string
+	ignoreEOS    bool
+	extraBody    string
 
 	judge    judgeFlags
 	embedded embeddedFlags
@@ -93,6 +107,13 @@ measured is still written).`,
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
 	fl.StringVar(&f.tokenizer, "tokenizer", "", "GGUF file (a model, or a vocabulary-only file) whose vocabulary counts each event's tokens, for a target that sends no per-event counts; TPOT is then exactly per token")
 	fl.StringVar(&f.errorBudget, "error-budget", "1%", "largest share of failed requests that still passes (adds 'errors.rate <= BUDGET'); \"none\" judges errors only by --threshold")
+	fl.Float64Var(&f.temperature, "temperature", 0, "sampling temperature (≥ 0) sent with every request; unset sends none, and the server samples with its own default")
+	fl.Float64Var(&f.topP, "top-p", 0, "nucleus sampling top_p (0 < P ≤ 1) sent with every request; unset sends none")
+	fl.IntVar(&f.topK, "top-k", 0, "top_k (≥ 0) sent with every request, an extension llama.cpp and vLLM accept; unset sends none")
+	fl.Int64Var(&f.samplingSeed, "sampling-seed", 0, "the server's sampling seed sent with every request (--seed is the suite sample's); unset sends none")
+	fl.StringArrayVar(&f.stop, "stop", nil, "a stop sequence sent with every request (repeatable)")
+	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos, an extension llama.cpp and vLLM accept: generate past the end of sequence up to max_tokens")
+	fl.StringVar(&f.extraBody, "extra-body", "", "a JSON object merged into every request body, its keys replacing tokenpulse's own; not stream or stream_options, nor model, max_tokens or a key its own flag gives")
 	f.judge.register(fl)
 	f.embedded.register(fl)
 	f.outputs.register(fl)
@@ -101,6 +122,10 @@ measured is still written).`,
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if err := f.validate(); err != nil {
+		return usageErr(err)
+	}
+	reqOpts, err := f.requestOptions(cmd.Flags())
+	if err != nil {
 		return usageErr(err)
 	}
 	if f.errorBudget != "none" {
@@ -168,6 +193,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		APIKey:  os.Getenv(f.apiKeyEnv),
 		Header:  header,
 	}
+	if reqOpts != nil {
+		client.Options = *reqOpts
+	}
 	if client.Model == "" {
 		target.Model = bench.DiscoverModel(ctx, client)
 		client.Model = target.Model
@@ -190,6 +218,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Scenario:      f.scenario,
 		Thresholds:    f.judge.thresholds,
 		Tokenizer:     tokenizerName(tokens),
+		Request:       reqOpts,
 		FrameHz:       60,
 		RenderBatchMS: 16,
 	}
@@ -309,6 +338,71 @@ func (f *benchFlags) validate() error {
 		return fmt.Errorf("--url must start with http:// or https://, not %q", f.url)
 	}
 	return nil
+}
+
+// requestOptions returns what the request-shape flags ask every request
+// to send, nil when none was given: a flag not given sends nothing, so
+// that the server samples with its own default.
+func (f *benchFlags) requestOptions(fs *pflag.FlagSet) (*api.RequestOptions, error) {
+	var o api.RequestOptions
+	if fs.Changed("temperature") {
+		if !(f.temperature >= 0) || math.IsInf(f.temperature, 0) {
+			return nil, fmt.Errorf("--temperature must be a finite number ≥ 0, not %v", f.temperature)
+		}
+		o.Temperature = &f.temperature
+	}
+	if fs.Changed("top-p") {
+		if !(f.topP > 0 && f.topP <= 1) {
+			return nil, fmt.Errorf("--top-p must be in (0, 1], not %v", f.topP)
+		}
+		o.TopP = &f.topP
+	}
+	if fs.Changed("top-k") {
+		if f.topK < 0 {
+			return nil, fmt.Errorf("--top-k must be ≥ 0, not %d", f.topK)
+		}
+		o.TopK = &f.topK
+	}
+	if fs.Changed("sampling-seed") {
+		o.Seed = &f.samplingSeed
+	}
+	for _, s := range f.stop {
+		if s == "" {
+			return nil, errors.New("--stop must not be empty")
+		}
+	}
+	o.Stop = f.stop
+	if fs.Changed("ignore-eos") {
+		o.IgnoreEOS = &f.ignoreEOS
+	}
+	if fs.Changed("extra-body") {
+		extra, err := api.ExtraObject([]byte(f.extraBody))
+		if err != nil {
+			return nil, fmt.Errorf("--extra-body: %w", err)
+		}
+		// A key said twice, or one of those recorded elsewhere in the run
+		// file (max_tokens, which also sizes the client's limits on a
+		// response, and the model), would leave the run file wrong.
+		for _, kf := range [][2]string{
+			{"model", "model-name"}, {"max_tokens", "max-tokens"},
+			{"temperature", "temperature"}, {"top_p", "top-p"}, {"top_k", "top-k"},
+			{"seed", "sampling-seed"}, {"stop", "stop"}, {"ignore_eos", "ignore-eos"},
+		} {
+			key, flag := kf[0], kf[1]
+			if _, ok := extra[key]; ok && (fs.Changed(flag) || key == "model" || key == "max_tokens") {
+				return nil, fmt.Errorf("--extra-body sets %q: give it with --%s instead", key, flag)
+			}
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(f.extraBody)); err != nil {
+			return nil, fmt.Errorf("--extra-body: %w", err)
+		}
+		o.ExtraBody = buf.Bytes()
+	}
+	if o.IsZero() {
+		return nil, nil
+	}
+	return &o, nil
 }
 
 // workload is the run the flags describe, drawn from suite s.

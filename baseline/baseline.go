@@ -20,6 +20,7 @@
 package baseline
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,7 +47,8 @@ func (d Difference) String() string {
 // Differences returns the settings in which base and cur differ that make
 // their figures incomparable, in a fixed order; nil when they are
 // comparable. Unset values read as their defaults (API chat, concurrency
-// 1, closed-loop arrival, no scenario, the server's max tokens).
+// 1, closed-loop arrival, no scenario, the prompts' max tokens, the
+// server's sampling).
 func Differences(base, cur *runfile.Run) []Difference {
 	var out []Difference
 	add := func(setting, b, n string) {
@@ -58,12 +60,27 @@ func Differences(base, cur *runfile.Run) []Difference {
 	add("model", orNone(base.Target.Model), orNone(cur.Target.Model))
 	add("device", orNone(base.Device.Key()), orNone(cur.Device.Key()))
 	add("suite", orNone(base.Config.Suite), orNone(cur.Config.Suite))
-	add("API", api(base), api(cur))
+	add("API", apiName(base), apiName(cur))
 	add("max tokens", maxTokens(base), maxTokens(cur))
 	add("concurrency", strconv.Itoa(max(base.Config.Concurrency, 1)), strconv.Itoa(max(cur.Config.Concurrency, 1)))
 	add("arrival", arrival(base), arrival(cur))
 	add("scenario", orNone(base.Config.Scenario), orNone(cur.Config.Scenario))
+	add("sampling", sampling(base), sampling(cur))
 	return out
+}
+
+// sampling names the request shape a run sent (temperature, top-p, ...),
+// "the server's defaults" when it sent none.
+func sampling(r *runfile.Run) string {
+	o := r.Config.Request
+	if o == nil || o.IsZero() {
+		return "the server's defaults"
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		return "?"
+	}
+	return string(b)
 }
 
 func orNone(s string) string {
@@ -73,7 +90,7 @@ func orNone(s string) string {
 	return s
 }
 
-func api(r *runfile.Run) string {
+func apiName(r *runfile.Run) string {
 	if r.Target.API == "" {
 		return "chat"
 	}

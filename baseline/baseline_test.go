@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/compare"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -26,6 +27,8 @@ func TestCheckRefusesAnotherConfigNamingEachDifference(t *testing.T) {
 	base.Config.Concurrency = 4
 	base.Target.API = "completions"
 	base.Config.Scenario = "rapid-fire"
+	t0 := 0.0
+	cur.Config.Request = &api.RequestOptions{Temperature: &t0}
 	cur.Target.URL = "http://h:8080" // the same target without /v1
 	err := Policy{}.Check(base, cur)
 	var r *Refusal
@@ -40,6 +43,7 @@ func TestCheckRefusesAnotherConfigNamingEachDifference(t *testing.T) {
 		"max tokens 256, this one 128",
 		"concurrency 4, this one 1",
 		"scenario rapid-fire, this one none",
+		`sampling the server's defaults, this one {"temperature":0}`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("refusal %q lacks %q", msg, want)

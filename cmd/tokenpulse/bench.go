@@ -79,6 +79,12 @@ category, with the cold request apart.
 Without --url, tokenpulse starts its own server on the bundled model (or
 --model FILE) on a free loopback port and measures it, cold start first.
 
+TPOT is per output token and gaps are per event; token counts come from
+the server (its per-event counts or its usage) or from --tokenizer. A
+threshold over a scope with no successful request is not judged. The run
+directory holds a journal of finished requests until run.json is written:
+"tokenpulse report DIR" rebuilds a run that was killed.
+
 Exit status: 0 when every threshold holds, 99 when a threshold is crossed,
 98 when --against finds a significant regression, 2 for errors of use, 1
 when the run could not be carried out, 130 when interrupted (what was

@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -15,11 +19,13 @@ func init() { commands = append(commands, newSuitesCmd) }
 
 func newSuitesCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "suites",
-		Short: "List the builtin golden prompt suites",
+		Use:     "suites",
+		Aliases: []string{"suite"},
+		Short:   "List the builtin golden prompt suites",
 		Long: `List the golden prompt suites built into tokenpulse: their language and,
 per category, the weight, the number of prompts, max_tokens and thresholds.
-Use "tokenpulse suites show NAME|FILE" to see a suite's prompts; the file
+Use "tokenpulse suites show NAME|FILE" to see a suite's prompts, and
+"tokenpulse suites import FILE" to make a suite of real traffic; the file
 format is described in docs/suite-format.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -34,7 +40,7 @@ format is described in docs/suite-format.md.`,
 			return suitesList(cmd.OutOrStdout(), all)
 		},
 	}
-	cmd.AddCommand(newSuitesShowCmd())
+	cmd.AddCommand(newSuitesShowCmd(), newSuitesImportCmd())
 	return cmd
 }
 
@@ -166,4 +172,173 @@ func suitesExtras(p suite.Prompt, s *suite.Suite, c suite.Category) string {
 // suitesOneLine folds line breaks so that each prompt takes one output line.
 func suitesOneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// maxImportWarnings bounds the bad rows listed one by one.
+const maxImportWarnings = 50
+
+func newSuitesImportCmd() *cobra.Command {
+	var (
+		out     string
+		opts    suite.ImportOptions
+		turns   string
+		nearDup float64
+	)
+	cmd := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Make a suite of real user prompts: deduplicated, de-identified, categorised",
+		Long: `Read prompts from real traffic and write a suite file that
+"tokenpulse bench --suite FILE" accepts. FILE is ShareGPT JSON (a list of
+{"conversations": [{"from": "human", "value": ...}, ...]}; the human turns),
+JSONL (one object a line with a "prompt" field, or OpenAI "messages": the
+user turns) or CSV (a header with a prompt column and optionally a label
+column); --format auto tells them apart by the first character.
+
+Each prompt is cleaned and de-identified (phone numbers, e-mail addresses,
+ID numbers and bank card numbers become [PHONE], [EMAIL], [ID], [CARD]);
+exact duplicates (same text after folding case, white space and
+punctuation) and near duplicates (word-bigram Jaccard similarity ≥ --near-dup,
+0.9 by default) are dropped, the first kept. The prompts are put in
+categories by label (when the rows have the --label-field) or by length:
+short under 15 words, long under 60, complex from 60 (a CJK character counts
+as half a word), with the builtin suites' budgets and thresholds. Each
+category's weight is its share of the kept prompts.
+
+Bad rows are reported by line (JSONL, CSV) or array index (ShareGPT) and
+skipped; a summary goes to standard error. Exit status 0 when a suite was
+written, 1 when no row was usable or a file could not be read or written, 2
+for a wrong flag. The rules are in docs/suite-format.md.`,
+		Example: `  tokenpulse suites import chats.jsonl -o support.yaml --name support
+  tokenpulse suites import sharegpt.json --turns first -o sg.yaml
+  tokenpulse suites import questions.csv --label-field intent -o triage.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch opts.Format {
+			case suite.FormatAuto, suite.FormatShareGPT, suite.FormatJSONL, suite.FormatCSV:
+			default:
+				return usageErr(fmt.Errorf("--format %q: want auto, sharegpt, jsonl or csv", opts.Format))
+			}
+			switch opts.CategoryBy {
+			case suite.CategoryByAuto, suite.CategoryByLength, suite.CategoryByLabel:
+			default:
+				return usageErr(fmt.Errorf("--category-by %q: want auto, length or label", opts.CategoryBy))
+			}
+			switch turns {
+			case "all":
+			case "first":
+				opts.FirstTurnOnly = true
+			default:
+				return usageErr(fmt.Errorf("--turns %q: want all or first", turns))
+			}
+			switch {
+			case nearDup == 0:
+				opts.NearDuplicate = -1
+			case nearDup > 0 && nearDup <= 1:
+				opts.NearDuplicate = nearDup
+			default:
+				return usageErr(fmt.Errorf("--near-dup %g: want a Jaccard similarity in (0, 1], or 0 for none", nearDup))
+			}
+			if opts.LongFrom < 1 || opts.ComplexFrom <= opts.LongFrom {
+				return usageErr(fmt.Errorf("--long-from %d, --complex-from %d: want 1 ≤ long-from < complex-from", opts.LongFrom, opts.ComplexFrom))
+			}
+			if strings.IndexFunc(opts.Name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 || len(opts.Name) > 128 {
+				return usageErr(fmt.Errorf("--name %q: a suite name has no spaces and at most 128 bytes", opts.Name))
+			}
+			if strings.IndexFunc(opts.Language, unicode.IsSpace) >= 0 {
+				return usageErr(fmt.Errorf("--language %q: a language tag has no spaces", opts.Language))
+			}
+			return suitesImport(cmd.ErrOrStderr(), cmd.OutOrStdout(), args[0], out, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "-", "write the suite to this file (- for standard output)")
+	f.StringVar(&opts.Name, "name", "", "the suite's name (default: FILE's name without extension)")
+	f.StringVar(&opts.Format, "format", suite.FormatAuto, "input format: auto, sharegpt, jsonl or csv")
+	f.StringVar(&opts.CategoryBy, "category-by", suite.CategoryByAuto, "categories by length or label (auto: label when rows have the label field)")
+	f.StringVar(&opts.LabelField, "label-field", "label", "the label's field (JSON) or column (CSV)")
+	f.StringVar(&opts.PromptField, "prompt-field", "prompt", "the prompt's field (JSONL) or column (CSV)")
+	f.StringVar(&opts.Language, "language", "", "the suite's language tag (default: detected, zh-CN or en)")
+	f.StringVar(&turns, "turns", "all", "user turns of a conversation to take: all or first")
+	f.Float64Var(&nearDup, "near-dup", suite.DefaultNearDuplicate, "drop prompts whose word-bigram Jaccard similarity with an earlier one is at least this (0: keep near duplicates)")
+	f.IntVar(&opts.LongFrom, "long-from", suite.DefaultLongFrom, "length buckets: a prompt of this many words or more is long")
+	f.IntVar(&opts.ComplexFrom, "complex-from", suite.DefaultComplexFrom, "length buckets: a prompt of this many words or more is complex")
+	return cmd
+}
+
+// suitesImport imports in, writes the suite to out ("-": stdout) and the
+// warnings and summary to stderr.
+func suitesImport(stderr, stdout io.Writer, in, out string, opts suite.ImportOptions) error {
+	data, err := os.ReadFile(in)
+	if err != nil {
+		return withCode(exitFailure, err)
+	}
+	s, rep, err := suite.Import(in, data, opts)
+	if rep != nil {
+		for i, p := range rep.Problems {
+			if i == maxImportWarnings {
+				fmt.Fprintf(stderr, "tokenpulse: warning: %d more bad rows not shown\n", len(rep.Problems)-i)
+				break
+			}
+			fmt.Fprintf(stderr, "tokenpulse: warning: %s\n", p)
+		}
+		suitesImportSummary(stderr, rep, s)
+	}
+	if err != nil {
+		return withCode(exitFailure, err)
+	}
+	body, err := suite.Marshal(s)
+	if err != nil {
+		return withCode(exitFailure, err)
+	}
+	header := fmt.Sprintf("# Imported by \"tokenpulse suites import\" from %s (%s): %d rows, %d prompts kept.\n"+
+		"# Personal data is masked as [PHONE], [EMAIL], [ID] and [CARD]; review the prompts\n"+
+		"# before sharing this file. Format: docs/suite-format.md.\n", filepath.Base(in), rep.Format, rep.Rows, rep.Kept)
+	body = append([]byte(header), body...)
+	// What is written must load as bench would load it.
+	name := out
+	if name == "-" {
+		name = "<stdout>"
+	}
+	if _, err := suite.Parse(name, body, suite.Validate(validateThreshold)); err != nil {
+		return withCode(exitFailure, fmt.Errorf("the imported suite does not load (a bug): %w", err))
+	}
+	if out == "-" {
+		_, err = stdout.Write(body)
+	} else {
+		err = os.WriteFile(out, body, 0o644)
+	}
+	if err != nil {
+		return withCode(exitFailure, err)
+	}
+	return nil
+}
+
+// suitesImportSummary prints what an import read, dropped and masked.
+func suitesImportSummary(w io.Writer, rep *suite.ImportReport, s *suite.Suite) {
+	fmt.Fprintf(w, "import %s (%s): %d rows read, %d bad; %d prompts, %d kept\n", rep.File, rep.Format, rep.Rows, rep.BadRows, rep.Prompts, rep.Kept)
+	near := "near duplicates off"
+	if rep.NearDuplicate > 0 {
+		near = fmt.Sprintf("%d near duplicates (Jaccard ≥ %g)", rep.NearDuplicates, rep.NearDuplicate)
+	}
+	fmt.Fprintf(w, "  dropped: %d empty, %d exact duplicates, %s, %d bad rows\n", rep.Empty, rep.ExactDuplicates, near, rep.BadRows)
+	var masked []string
+	for _, k := range []string{suite.MaskPhone, suite.MaskEmail, suite.MaskID, suite.MaskCard} {
+		masked = append(masked, fmt.Sprintf("%d %s", rep.Masked[k], k))
+	}
+	var other []string
+	for k, n := range rep.Masked {
+		if k != suite.MaskPhone && k != suite.MaskEmail && k != suite.MaskID && k != suite.MaskCard {
+			other = append(other, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	sort.Strings(other)
+	fmt.Fprintf(w, "  masked in the kept prompts: %s\n", strings.Join(append(masked, other...), ", "))
+	if s == nil {
+		return
+	}
+	var cats []string
+	for _, c := range s.Categories {
+		cats = append(cats, fmt.Sprintf("%s %d (%g%%)", c.Name, len(c.Prompts), c.Weight))
+	}
+	fmt.Fprintf(w, "  categories by %s: %s\n", rep.CategoryBy, strings.Join(cats, ", "))
 }

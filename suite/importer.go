@@ -1,0 +1,757 @@
+package suite
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrNoPrompts is returned (wrapped) by Import when the input holds no
+// usable prompt: every row was bad, empty or missing.
+var ErrNoPrompts = errors.New("no usable prompt")
+
+// Import formats.
+const (
+	FormatAuto     = "auto"
+	FormatShareGPT = "sharegpt"
+	FormatJSONL    = "jsonl"
+	FormatCSV      = "csv"
+)
+
+// Ways to categorise imported prompts.
+const (
+	CategoryByAuto   = "auto"
+	CategoryByLength = "length"
+	CategoryByLabel  = "label"
+)
+
+// Length buckets of an import by length, in words (a CJK character counts
+// as half a word): fewer than DefaultLongFrom words is short, at least
+// DefaultComplexFrom is complex, long in between.
+const (
+	DefaultLongFrom    = 15
+	DefaultComplexFrom = 60
+)
+
+// ImportOptions configure Import. The zero value imports with the
+// defaults.
+type ImportOptions struct {
+	// Format is FormatAuto (or ""), FormatShareGPT, FormatJSONL or
+	// FormatCSV. Auto looks at the first character: "[" is ShareGPT, "{"
+	// JSONL, anything else CSV.
+	Format string
+	// Name is the suite's name; "" takes the file name without its
+	// extension.
+	Name string
+	// Language is the suite's language tag; "" detects it: zh-CN when
+	// most prompts hold Han characters, ja or ko likewise for kana and
+	// Hangul, else en.
+	Language string
+	// CategoryBy is CategoryByLength, CategoryByLabel or CategoryByAuto
+	// (or ""): by label when any usable row has the label field, else by
+	// length.
+	CategoryBy string
+	// LabelField names the label field (JSON) or column (CSV); "" is
+	// "label".
+	LabelField string
+	// PromptField names the prompt field (JSON) or column (CSV); "" is
+	// "prompt". A CSV file without that column may name it question,
+	// text, query, input, instruction, content or message instead.
+	PromptField string
+	// FirstTurnOnly takes only the first user turn of a conversation
+	// (ShareGPT conversations, OpenAI messages); by default every user
+	// turn is a prompt.
+	FirstTurnOnly bool
+	// NearDuplicate is the word-bigram Jaccard similarity at or above
+	// which a prompt is dropped as a near duplicate of an earlier one;
+	// 0 is DefaultNearDuplicate, a negative value turns near-duplicate
+	// removal off.
+	NearDuplicate float64
+	// LongFrom and ComplexFrom are the length buckets in words; 0 takes
+	// DefaultLongFrom and DefaultComplexFrom.
+	LongFrom, ComplexFrom int
+}
+
+// ImportReport says what Import read, dropped and masked.
+type ImportReport struct {
+	File       string // the file name given to Import
+	Format     string // the format read (auto resolved)
+	CategoryBy string // how the prompts were categorised (auto resolved)
+	// Rows counts the rows read: JSONL lines that are not blank, CSV
+	// records after the header, ShareGPT array elements; BadRows those of
+	// them that could not be used.
+	Rows, BadRows int
+	// Prompts counts the prompts the good rows held (a conversation may
+	// hold several), and what became of them: Empty (blank text),
+	// ExactDuplicates, NearDuplicates, Kept.
+	Prompts, Empty, ExactDuplicates, NearDuplicates, Kept int
+	// NearDuplicate is the Jaccard threshold used; 0 when turned off.
+	NearDuplicate float64
+	// Masked counts the personal data replaced in the kept prompts, by
+	// placeholder.
+	Masked MaskCounts
+	// Problems lists the bad rows, in file order.
+	Problems []*ImportProblem
+}
+
+// ImportProblem is a row Import could not use.
+type ImportProblem struct {
+	File string
+	// Line is the 1-based line of the row (JSONL, CSV) or of the start of
+	// the array element (ShareGPT); 0 when unknown.
+	Line int
+	// Index is the array index of a ShareGPT element, -1 for JSONL and
+	// CSV.
+	Index int
+	Msg   string
+}
+
+// Error formats the problem as "FILE:LINE: MSG", or for a ShareGPT
+// element "FILE: [INDEX] (line LINE): MSG".
+func (p *ImportProblem) Error() string {
+	if p.Index >= 0 {
+		if p.Line > 0 {
+			return fmt.Sprintf("%s: [%d] (line %d): %s", p.File, p.Index, p.Line, p.Msg)
+		}
+		return fmt.Sprintf("%s: [%d]: %s", p.File, p.Index, p.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Msg)
+}
+
+// importRow is one usable row: its prompts and label.
+type importRow struct {
+	texts    []string
+	label    string
+	hasLabel bool
+}
+
+// importer reads one file.
+type importer struct {
+	file string
+	opts ImportOptions
+	rep  *ImportReport
+	rows []importRow
+}
+
+func (im *importer) bad(line, index int, format string, args ...any) {
+	im.rep.BadRows++
+	im.rep.Problems = append(im.rep.Problems, &ImportProblem{File: im.file, Line: line, Index: index, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Import reads prompts from real traffic and makes a suite of them. file
+// names the input in messages and chooses the suite's default name; data
+// is its content. Import
+//
+//  1. reads the rows (ShareGPT JSON, JSONL or CSV; see ImportOptions),
+//     reporting each row it cannot use and going on with the rest;
+//  2. cleans each prompt (invalid UTF-8 replaced, control characters
+//     other than newline and tab removed, trimmed) and drops blank ones;
+//  3. replaces personal data with placeholders (Deidentify);
+//  4. drops exact and near duplicates, keeping the first (Dedupe);
+//  5. puts the prompts in categories by length or label, each weighted by
+//     its share of the kept prompts (in percent, four significant digits).
+//
+// Categories by length are short, long and complex with the budgets and
+// thresholds of the builtin suites; categories by label have neither.
+// Prompt ids are the category's name and a sequence number. The report
+// says what was read, dropped and masked; its Problems are the bad rows.
+// When no prompt is left, Import returns the report and an error wrapping
+// ErrNoPrompts.
+func Import(file string, data []byte, opts ImportOptions) (*Suite, *ImportReport, error) {
+	if opts.LabelField == "" {
+		opts.LabelField = "label"
+	}
+	if opts.PromptField == "" {
+		opts.PromptField = "prompt"
+	}
+	if opts.LongFrom == 0 {
+		opts.LongFrom = DefaultLongFrom
+	}
+	if opts.ComplexFrom == 0 {
+		opts.ComplexFrom = DefaultComplexFrom
+	}
+	if opts.LongFrom < 1 || opts.ComplexFrom <= opts.LongFrom {
+		return nil, nil, fmt.Errorf("length buckets: want 1 ≤ long (%d) < complex (%d)", opts.LongFrom, opts.ComplexFrom)
+	}
+	switch opts.NearDuplicate {
+	case 0:
+		opts.NearDuplicate = DefaultNearDuplicate
+	default:
+		if opts.NearDuplicate > 1 {
+			return nil, nil, fmt.Errorf("near-duplicate threshold %g: want a Jaccard similarity in (0, 1], or < 0 for none", opts.NearDuplicate)
+		}
+	}
+	rep := &ImportReport{File: file, Masked: MaskCounts{}}
+	im := &importer{file: file, opts: opts, rep: rep}
+
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	format := strings.ToLower(opts.Format)
+	if format == "" || format == FormatAuto {
+		format = sniff(data)
+	}
+	rep.Format = format
+	var err error
+	switch format {
+	case FormatShareGPT:
+		err = im.readShareGPT(data)
+	case FormatJSONL:
+		im.readJSONL(data)
+	case FormatCSV:
+		err = im.readCSV(data)
+	default:
+		return nil, nil, fmt.Errorf("unknown format %q: want auto, sharegpt, jsonl or csv", opts.Format)
+	}
+	if err != nil {
+		return nil, rep, err
+	}
+
+	// Clean, mask, drop the blank ones.
+	type prompt struct {
+		text  string
+		label string
+		has   bool
+		masks MaskCounts
+	}
+	var prompts []prompt
+	for _, r := range im.rows {
+		for _, t := range r.texts {
+			rep.Prompts++
+			t = cleanText(t)
+			if t == "" {
+				rep.Empty++
+				continue
+			}
+			masked, counts := Deidentify(t)
+			prompts = append(prompts, prompt{masked, r.label, r.hasLabel, counts})
+		}
+	}
+
+	// Deduplicate.
+	texts := make([]string, len(prompts))
+	for i, p := range prompts {
+		texts[i] = p.text
+	}
+	if opts.NearDuplicate > 0 {
+		rep.NearDuplicate = opts.NearDuplicate
+	}
+	verdicts, _ := Dedupe(texts, opts.NearDuplicate)
+	var kept []prompt
+	var keptTexts []string
+	for i, v := range verdicts {
+		switch v {
+		case Exact:
+			rep.ExactDuplicates++
+		case Near:
+			rep.NearDuplicates++
+		default:
+			kept = append(kept, prompts[i])
+			keptTexts = append(keptTexts, prompts[i].text)
+			rep.Masked.Add(prompts[i].masks)
+		}
+	}
+	rep.Kept = len(kept)
+	if len(kept) == 0 {
+		return nil, rep, fmt.Errorf("%s: %w (%d rows read, %d bad, %d prompts empty or duplicate)", file, ErrNoPrompts, rep.Rows, rep.BadRows, rep.Prompts-rep.Kept)
+	}
+
+	// Categorise.
+	by := strings.ToLower(opts.CategoryBy)
+	switch by {
+	case "", CategoryByAuto:
+		by = CategoryByLength
+		for _, p := range kept {
+			if p.has {
+				by = CategoryByLabel
+				break
+			}
+		}
+	case CategoryByLength, CategoryByLabel:
+	default:
+		return nil, rep, fmt.Errorf("unknown categorisation %q: want auto, length or label", opts.CategoryBy)
+	}
+	rep.CategoryBy = by
+	groups := map[string][]string{}
+	var order []string
+	for _, p := range kept {
+		var c string
+		if by == CategoryByLabel {
+			c = labelName(p.label)
+		} else {
+			c = lengthCategory(p.text, opts.LongFrom, opts.ComplexFrom)
+		}
+		if _, ok := groups[c]; !ok {
+			order = append(order, c)
+		}
+		groups[c] = append(groups[c], p.text)
+	}
+	if by == CategoryByLength {
+		order = order[:0]
+		for _, c := range []string{"short", "long", "complex"} {
+			if len(groups[c]) > 0 {
+				order = append(order, c)
+			}
+		}
+	} else {
+		sort.SliceStable(order, func(a, b int) bool { return len(groups[order[a]]) > len(groups[order[b]]) })
+	}
+	if len(kept)+3 > maxItems {
+		return nil, rep, fmt.Errorf("%s: %d prompts kept, more than a suite may hold (%d): split the input", file, len(kept), maxItems-3)
+	}
+
+	s := &Suite{
+		Name:        opts.Name,
+		Description: fmt.Sprintf("Imported from %s: %d prompts of real traffic, deduplicated and de-identified", filepath.Base(file), len(kept)),
+		Language:    opts.Language,
+		Source:      file,
+	}
+	if s.Name == "" {
+		s.Name = identFrom(strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), "imported")
+	}
+	if s.Language == "" {
+		s.Language = detectLanguage(keptTexts)
+	}
+	lengths := builtinShape()
+	for _, name := range order {
+		texts := groups[name]
+		c := Category{
+			Name:   name,
+			Weight: share(len(texts), len(kept)),
+		}
+		if by == CategoryByLength {
+			ref := lengths[name]
+			c.MaxTokens, c.Thresholds = ref.MaxTokens, ref.Thresholds
+			switch name {
+			case "short":
+				c.Description = fmt.Sprintf("Prompts of fewer than %d words (a CJK character counts as half a word)", opts.LongFrom)
+			case "long":
+				c.Description = fmt.Sprintf("Prompts of %d to %d words", opts.LongFrom, opts.ComplexFrom-1)
+			case "complex":
+				c.Description = fmt.Sprintf("Prompts of %d words or more", opts.ComplexFrom)
+			}
+		} else {
+			c.Description = fmt.Sprintf("Prompts labelled %q", name)
+		}
+		width := max(3, len(strconv.Itoa(len(texts))))
+		for i, t := range texts {
+			c.Prompts = append(c.Prompts, Prompt{
+				ID:        fmt.Sprintf("%s-%0*d", name, width, i+1),
+				Text:      t,
+				Language:  s.Language,
+				MaxTokens: c.MaxTokens,
+				Category:  name,
+			})
+		}
+		s.Categories = append(s.Categories, c)
+	}
+	return s, rep, nil
+}
+
+// sniff guesses the format from the first character that is not space.
+func sniff(data []byte) string {
+	t := bytes.TrimLeftFunc(data, unicode.IsSpace)
+	switch {
+	case len(t) > 0 && t[0] == '[':
+		return FormatShareGPT
+	case len(t) > 0 && t[0] == '{':
+		return FormatJSONL
+	}
+	return FormatCSV
+}
+
+// lines converts byte offsets of data to 1-based line numbers, counting
+// on from the last offset asked for when offsets grow.
+type lines struct {
+	data []byte
+	off  int
+	line int
+}
+
+func (l *lines) at(off int64) int {
+	o := min(max(int(off), 0), len(l.data))
+	if o < l.off {
+		l.off, l.line = 0, 0
+	}
+	l.line += bytes.Count(l.data[l.off:o], []byte("\n"))
+	l.off = o
+	return 1 + l.line
+}
+
+// readShareGPT reads a JSON array of conversations.
+func (im *importer) readShareGPT(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	lineAt := &lines{data: data}
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('[') {
+		return fmt.Errorf("%s:%d: not a JSON array of conversations", im.file, lineAt.at(dec.InputOffset()))
+	}
+	for i := 0; dec.More(); i++ {
+		start := dec.InputOffset()
+		// InputOffset is before the comma and space that precede an
+		// element; the element's line is that of its first character.
+		rest := data[min(int(start), len(data)):]
+		skip := len(rest) - len(bytes.TrimLeft(rest, ", \t\r\n"))
+		line := lineAt.at(start + int64(skip))
+		im.rep.Rows++
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			im.bad(line, i, "invalid JSON, the rest of the file is not read: %v", err)
+			return nil
+		}
+		im.object(v, line, i)
+	}
+	if _, err := dec.Token(); err != nil {
+		im.rep.Problems = append(im.rep.Problems, &ImportProblem{File: im.file, Line: lineAt.at(dec.InputOffset()), Index: -1, Msg: fmt.Sprintf("invalid JSON after the last element: %v", err)})
+	}
+	return nil
+}
+
+// readJSONL reads one JSON object per line; blank lines are skipped.
+func (im *importer) readJSONL(data []byte) {
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		im.rep.Rows++
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			im.bad(n, -1, "invalid JSON: %v", err)
+			continue
+		}
+		if dec.More() {
+			im.bad(n, -1, "invalid JSON: more than one value on the line")
+			continue
+		}
+		im.object(v, n, -1)
+	}
+}
+
+// object takes the prompts and label of a JSON row.
+func (im *importer) object(v any, line, index int) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		im.bad(line, index, "not a JSON object but %s", jsonKind(v))
+		return
+	}
+	var row importRow
+	switch {
+	case obj[im.opts.PromptField] != nil:
+		t, ok := obj[im.opts.PromptField].(string)
+		if !ok {
+			im.bad(line, index, "%q is %s, not a string", im.opts.PromptField, jsonKind(obj[im.opts.PromptField]))
+			return
+		}
+		row.texts = []string{t}
+	case obj["messages"] != nil:
+		texts, msg := turns(obj["messages"], "role", "content", im.opts.FirstTurnOnly)
+		if msg != "" {
+			im.bad(line, index, "messages: %s", msg)
+			return
+		}
+		row.texts = texts
+	case obj["conversations"] != nil:
+		texts, msg := turns(obj["conversations"], "from", "value", im.opts.FirstTurnOnly)
+		if msg != "" {
+			im.bad(line, index, "conversations: %s", msg)
+			return
+		}
+		row.texts = texts
+	default:
+		im.bad(line, index, "no %q, \"messages\" or \"conversations\" field", im.opts.PromptField)
+		return
+	}
+	switch l := obj[im.opts.LabelField].(type) {
+	case string:
+		row.label, row.hasLabel = l, true
+	case json.Number:
+		row.label, row.hasLabel = l.String(), true
+	case bool:
+		row.label, row.hasLabel = strconv.FormatBool(l), true
+	}
+	im.rows = append(im.rows, row)
+}
+
+// turns returns the user turns of a conversation: a list of objects whose
+// role field (also tried: "role", "from") is user or human, with the text
+// in the content field (also tried: "content", "value"), a string or a
+// list of parts {"type": "text", "text": ...}.
+func turns(v any, roleKey, textKey string, first bool) ([]string, string) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Sprintf("%s, not a list", jsonKind(v))
+	}
+	var out []string
+	for i, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Sprintf("[%d] is %s, not an object", i, jsonKind(item))
+		}
+		role, _ := firstOf(m, roleKey, "role", "from").(string)
+		if r := strings.ToLower(role); r != "user" && r != "human" {
+			continue
+		}
+		text, ok := messageText(firstOf(m, textKey, "content", "value"))
+		if !ok {
+			return nil, fmt.Sprintf("[%d]: the user's %q is not text", i, textKey)
+		}
+		out = append(out, text)
+		if first {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return nil, "no user turn"
+	}
+	return out, ""
+}
+
+func firstOf(m map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// messageText returns the text of a message's content: a string, or the
+// text parts of a list joined by newlines.
+func messageText(v any) (string, bool) {
+	switch c := v.(type) {
+	case string:
+		return c, true
+	case []any:
+		var parts []string
+		for _, p := range c {
+			m, ok := p.(map[string]any)
+			if !ok {
+				return "", false
+			}
+			if t, ok := m["text"].(string); ok && (m["type"] == nil || m["type"] == "text") {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, "\n"), true
+	}
+	return "", false
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// promptColumns are the column names a CSV file's prompt may have when the
+// prompt field's name is not in its header.
+var promptColumns = []string{"prompt", "question", "text", "query", "input", "instruction", "content", "message"}
+
+// readCSV reads a CSV file with a header; a .tsv file is read with tabs.
+func (im *importer) readCSV(data []byte) error {
+	r := csv.NewReader(bytes.NewReader(data))
+	r.FieldsPerRecord = -1
+	if strings.EqualFold(filepath.Ext(im.file), ".tsv") {
+		r.Comma = '\t'
+	}
+	header, err := r.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s: %w: the file is empty", im.file, ErrNoPrompts)
+		}
+		return fmt.Errorf("%s: reading the header: %v", im.file, err)
+	}
+	col := func(names ...string) int {
+		for _, n := range names {
+			for i, h := range header {
+				if strings.EqualFold(strings.TrimSpace(h), n) {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	pc := col(im.opts.PromptField)
+	if pc < 0 && im.opts.PromptField == "prompt" {
+		pc = col(promptColumns...)
+	}
+	if pc < 0 {
+		return fmt.Errorf("%s:1: no prompt column %q in the header %q", im.file, im.opts.PromptField, header)
+	}
+	lc := col(im.opts.LabelField)
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		im.rep.Rows++
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				im.bad(pe.StartLine, -1, "%v", pe.Err)
+			} else {
+				im.bad(0, -1, "%v", err)
+			}
+			continue
+		}
+		line, _ := r.FieldPos(0)
+		if pc >= len(rec) {
+			im.bad(line, -1, "%d fields, no prompt column (column %d)", len(rec), pc+1)
+			continue
+		}
+		row := importRow{texts: []string{rec[pc]}}
+		if lc >= 0 && lc < len(rec) && strings.TrimSpace(rec[lc]) != "" {
+			row.label, row.hasLabel = rec[lc], true
+		}
+		im.rows = append(im.rows, row)
+	}
+}
+
+// cleanText makes a prompt safe to store: valid UTF-8, line breaks as
+// "\n", no control or format characters other than newline and tab, no
+// surrounding space.
+func cleanText(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r == '\r' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+			return '\n'
+		case unicode.IsControl(r), r == '\uFEFF', r == '\uFFFE', r == '\uFFFF':
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+// lengthCategory puts text in short, long or complex by its length in
+// words, a CJK character counting as half a word.
+func lengthCategory(text string, longFrom, complexFrom int) string {
+	half := 0
+	for _, w := range words(Normalize(text)) {
+		if r, _ := utf8.DecodeRuneInString(w); isCJK(r) {
+			half++
+		} else {
+			half += 2
+		}
+	}
+	switch {
+	case half < 2*longFrom:
+		return "short"
+	case half < 2*complexFrom:
+		return "long"
+	}
+	return "complex"
+}
+
+// builtinShape returns the budgets and thresholds of the builtin suites'
+// categories, by name.
+func builtinShape() map[string]Category {
+	out := map[string]Category{}
+	s, err := Builtin("en-assistant")
+	if err != nil {
+		return out
+	}
+	for _, c := range s.Categories {
+		out[c.Name] = c
+	}
+	return out
+}
+
+// share returns n of total in percent, to four significant digits.
+func share(n, total int) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(100*float64(n)/float64(total), 'g', 4, 64), 64)
+	return v
+}
+
+// labelName makes a category name of a label: spaces become dashes,
+// control characters go, at most 100 bytes; a blank label is
+// "unlabelled".
+func labelName(label string) string {
+	return identFrom(label, "unlabelled")
+}
+
+// identFrom makes an identifier of s (see labelName), or def when nothing
+// is left.
+func identFrom(s, def string) string {
+	s = strings.Join(strings.Fields(cleanText(s)), "-")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
+	for len(s) > 100 {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// detectLanguage returns zh-CN, ja or ko when most texts hold Han
+// characters, kana or Hangul, else en.
+func detectLanguage(texts []string) string {
+	var han, kana, hangul int
+	for _, t := range texts {
+		var h, k, g bool
+		for _, r := range t {
+			h = h || unicode.Is(unicode.Han, r)
+			k = k || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)
+			g = g || unicode.Is(unicode.Hangul, r)
+		}
+		switch {
+		case k:
+			kana++
+		case g:
+			hangul++
+		case h:
+			han++
+		}
+	}
+	half := len(texts) / 2
+	switch {
+	case kana > half:
+		return "ja"
+	case hangul > half:
+		return "ko"
+	case han > half:
+		return "zh-CN"
+	}
+	return "en"
+}

@@ -1,0 +1,109 @@
+package suite
+
+import (
+	"bytes"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Marshal writes s as a suite file that Parse reads back to the same
+// suite (Source aside). A prompt's language, system prompt and budget are
+// written only where they differ from what it would inherit; texts that
+// span lines are written as literal blocks.
+func Marshal(s *Suite) ([]byte, error) {
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	put := func(m *yaml.Node, key string, v *yaml.Node) {
+		m.Content = append(m.Content, str(key), v)
+	}
+	put(root, "name", str(s.Name))
+	if s.Description != "" {
+		put(root, "description", text(s.Description))
+	}
+	put(root, "language", str(s.Language))
+	if s.Defaults.MaxTokens > 0 || s.Defaults.System != "" {
+		d := &yaml.Node{Kind: yaml.MappingNode}
+		if s.Defaults.MaxTokens > 0 {
+			put(d, "max_tokens", num(s.Defaults.MaxTokens))
+		}
+		if s.Defaults.System != "" {
+			put(d, "system", text(s.Defaults.System))
+		}
+		put(root, "defaults", d)
+	}
+	cats := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, c := range s.Categories {
+		cm := &yaml.Node{Kind: yaml.MappingNode}
+		put(cm, "name", str(c.Name))
+		put(cm, "weight", num(c.Weight))
+		if c.MaxTokens > 0 && c.MaxTokens != s.Defaults.MaxTokens {
+			put(cm, "max_tokens", num(c.MaxTokens))
+		}
+		if c.Description != "" {
+			put(cm, "description", text(c.Description))
+		}
+		if len(c.Thresholds) > 0 {
+			th := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, t := range c.Thresholds {
+				th.Content = append(th.Content, str(t))
+			}
+			put(cm, "thresholds", th)
+		}
+		ps := &yaml.Node{Kind: yaml.SequenceNode}
+		inherited := c.MaxTokens
+		if inherited == 0 {
+			inherited = s.Defaults.MaxTokens
+		}
+		for _, p := range c.Prompts {
+			pm := &yaml.Node{Kind: yaml.MappingNode}
+			put(pm, "id", str(p.ID))
+			put(pm, "text", text(p.Text))
+			if p.Language != "" && p.Language != s.Language {
+				put(pm, "language", str(p.Language))
+			}
+			if p.System != "" && p.System != s.Defaults.System {
+				put(pm, "system", text(p.System))
+			}
+			if p.MaxTokens > 0 && p.MaxTokens != inherited {
+				put(pm, "max_tokens", num(p.MaxTokens))
+			}
+			ps.Content = append(ps.Content, pm)
+		}
+		put(cm, "prompts", ps)
+		cats.Content = append(cats.Content, cm)
+	}
+	put(root, "categories", cats)
+
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// str is a string scalar, quoted by the encoder where YAML needs it.
+func str(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+}
+
+// text is a string scalar, a literal block when it spans lines.
+func text(s string) *yaml.Node {
+	n := str(s)
+	if strings.Contains(s, "\n") {
+		n.Style = yaml.LiteralStyle
+	}
+	return n
+}
+
+func num(v any) *yaml.Node {
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		panic(err) // numbers always encode
+	}
+	return &n
+}

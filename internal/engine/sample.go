@@ -36,28 +36,30 @@ const RepeatWindow = 64
 // How sampling stays fast without changing what it samples
 //
 // Sampling draws from softmax(logits/T), restricted by top-k, min-p and
-// top-p, by inverse CDF with one uniform number. None of it sorts the
-// vocabulary:
+// top-p. None of it sorts the vocabulary, and none of it allocates:
 //
 //   - Plain temperature (the server's default) and min-p: one pass for the
-//     maximum, one fused pass that computes every weight
-//     exp((l-max)/T) with expNeg (within 1 float32 ulp of math.Exp), stores
-//     it and sums it by blocks of sumBlock tokens; the draw then walks the
-//     block sums and scans a single block. The order of the tokens does not
-//     change the distribution, only which token a given uniform picks, so
-//     the unsorted order is as exact as the sorted one.
+//     maximum, one pass that computes for every token a cheap upper bound
+//     ŵ of its weight w = e^((l-max)/T) (expBound: a multiply and an
+//     integer add, ŵ/w between 1 and 1.0615), stores it and sums it by
+//     blocks of sumBlock tokens. The draw picks a token in proportion to ŵ
+//     (walk the block sums, scan one block) and keeps it with probability
+//     w/ŵ, with the exact e^x of that one token; otherwise it draws again.
+//     Rejection sampling: what comes out is exactly proportional to w. The
+//     order of the tokens changes which token a given uniform number picks,
+//     not the distribution.
 //   - Top-k: a k-element min-heap over the logits (one compare per token
-//     once the heap holds k), then the softmax over those k.
-//   - Top-p: the mass needs every weight, so the fused pass also adds each
-//     weight into a histogram of its float32 bit pattern (sixteen buckets
-//     an octave). Walking the buckets from the top finds the bucket where the
-//     cumulative mass reaches TopP; every token in a higher bucket is in the
-//     nucleus, and only the tokens of that one bucket are sorted to find
-//     where it ends.
+//     once it holds k), then the softmax over those k, by inverse CDF.
+//   - Top-p: the mass needs every exact weight: one pass computes them with
+//     expNeg (within one float32 ulp of math.Exp) and a histogram of the
+//     weights' float32 bit patterns (sixteen buckets an octave). Walking the
+//     buckets from the top finds the one where the cumulative mass reaches
+//     TopP: every token in a higher bucket is in the nucleus, and only the
+//     tokens of that bucket are sorted to find where it ends.
 //
-// The only departure from the exact distribution is rounding: weights are
-// float32 as before, and weights below e^-87 (a probability under 2e-38
-// next to the most likely token) are 0.
+// The departures from the exact distribution are rounding (the weights of
+// top-k and top-p are float32, as before) and weights below e^-87 (a
+// probability under 2e-38 of the most likely token's), which are 0.
 
 // candidate is a token and its logit during sampling.
 type candidate struct {
@@ -69,10 +71,10 @@ const (
 	// sumBlock is how many tokens share a block sum for the draw.
 	sumBlock = 256
 	// histShift keeps a float32 weight's exponent and top 4 mantissa bits
-	// as its top-p bucket: 16 buckets an octave; weights are below 2, so
-	// fewer than 1<<(31-histShift) buckets.
+	// as its top-p bucket: 16 buckets an octave. Weights are at most 1, so
+	// their bits are below 1<<30 (2.0).
 	histShift   = 19
-	histBuckets = 1 << (31 - histShift)
+	histBuckets = 1 << (30 - histShift)
 )
 
 // sampler picks the next token from logits. Its buffers are allocated once
@@ -170,10 +172,9 @@ var exp2Frac = func() (t [32]float64) {
 	return t
 }()
 
-// expWeights sets w[i] = expNeg((l[i]-mx)*invT), or 0 where that is below
-// minP, and returns the sum of w: expNeg written out, as the compiler does
-// not inline it.
-func expWeights(w, l []float32, mx, invT, minP float32) float64 {
+// expWeights sets w[i] = expNeg((l[i]-mx)*invT) and returns the sum of w:
+// expNeg written out, as the compiler does not inline it.
+func expWeights(w, l []float32, mx, invT float32) float64 {
 	w = w[:len(l)]
 	var sum float64
 	for i, v := range l {
@@ -186,9 +187,6 @@ func expWeights(w, l []float32, mx, invT, minP float32) float64 {
 			r := d - (t-roundMagic)*(ln2/32)
 			p := exp2Frac[n&31] * (1 + r*(1+r*(1.0/2+r*(1.0/6))))
 			e = float32(math.Float64frombits(math.Float64bits(p) + uint64(int64(n)>>5)<<52))
-			if e < minP {
-				e = 0
-			}
 		}
 		w[i] = e
 		sum += float64(e)
@@ -244,25 +242,77 @@ func (s *sampler) sample(logits []float32, p *Params, recent []int32) int32 {
 }
 
 // sampleAll samples from the whole vocabulary: softmax(logits/T), less the
-// tokens min-p drops.
+// tokens min-p drops. It draws a token in proportion to a bound ŵ ≥ w = e^x
+// that costs a handful of instructions (expBound), then keeps it with
+// probability w/ŵ, computing e^x for that one token, or draws again. A
+// token comes out with probability ∝ ŵ · w/ŵ = w: the exact softmax, while
+// ŵ ≤ 1.0615·w keeps more than 94% of the draws.
 func (s *sampler) sampleAll(logits []float32, temp, minP float32) int32 {
 	mx := maxOf(logits)
 	invT := 1 / temp
+	cut := float32(-87) // the weights below e^-87 (not 2e-38) are 0
+	if minP > 0 {
+		cut = max(cut, float32(math.Log(float64(minP))))
+	}
 	w := s.w[:len(logits)]
 	blocks := s.blocks[:(len(logits)+sumBlock-1)/sumBlock]
 	var total float64
 	for b := range blocks {
 		lo := b * sumBlock
 		hi := min(lo+sumBlock, len(logits))
-		sum := expWeights(w[lo:hi], logits[lo:hi], mx, invT, minP)
+		sum := boundWeights(w[lo:hi], logits[lo:hi], mx, invT, cut)
 		blocks[b] = sum
 		total += sum
 	}
 	if !(total > 0) || math.IsInf(total, 0) {
 		return -1
 	}
-	r := s.rng.Float64() * total
-	last := 0 // the last block with weight
+	for try := 0; ; try++ {
+		i := drawBlocks(w, blocks, s.rng.Float64()*total)
+		x := (logits[i] - mx) * invT
+		// Past 64 rejections (odds below 1e-77) the bound would be broken.
+		if s.rng.Float64()*float64(w[i]) < math.Exp(float64(x)) || try == 64 {
+			return i
+		}
+	}
+}
+
+// expBound's constants: 2^y = e^x for y = x·log2(e); the float32 whose bits
+// are y·2^23 + 127·2^23 is 2^⌊y⌋·(1+frac(y)) ≥ 2^y, at most
+// max (1+f)/2^f = 1.0615 times 2^y. The rounding of x·boundScale (at most
+// 96 units of the last place of the bits, |x| ≤ 87) and its truncation
+// (towards 0, so upwards for x ≤ 0) are covered by the extra 256 units,
+// 1.00003 times more.
+const (
+	boundScale = float32(log2e * (1 << 23))
+	boundBias  = 127<<23 + 256
+)
+
+// expBound is an upper bound of e^x, -87 ≤ x ≤ 0, within 1.0615·e^x.
+func expBound(x float32) float32 {
+	return math.Float32frombits(uint32(int32(x*boundScale) + boundBias))
+}
+
+// boundWeights sets w[i] = expBound((l[i]-mx)*invT), or 0 where the
+// argument is below cut, and returns the sum of w.
+func boundWeights(w, l []float32, mx, invT, cut float32) float64 {
+	w = w[:len(l)]
+	var sum float64
+	for i, v := range l {
+		var e float32
+		if x := (v - mx) * invT; x >= cut {
+			e = math.Float32frombits(uint32(int32(x*boundScale) + boundBias))
+		}
+		w[i] = e
+		sum += float64(e)
+	}
+	return sum
+}
+
+// drawBlocks returns the token whose interval holds r in the weights w,
+// laid end to end, given their sums by block of sumBlock.
+func drawBlocks(w []float32, blocks []float64, r float64) int32 {
+	last := 0 // the start of the last block with weight
 	for b, sum := range blocks {
 		if sum == 0 {
 			continue
@@ -303,7 +353,7 @@ func (s *sampler) sampleTopP(logits []float32, p *Params, minP float32) int32 {
 	w := s.w[:len(logits)]
 	hist := s.hist
 	clear(hist)
-	total := expWeights(w, logits, mx, invT, 0)
+	total := expWeights(w, logits, mx, invT)
 	for _, e := range w {
 		hist[math.Float32bits(e)>>histShift] += float64(e)
 	}

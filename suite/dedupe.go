@@ -32,7 +32,9 @@ func Normalize(text string) string {
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		case unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		case unicode.Is(unicode.Cf, r):
+			continue // zero-width and other format characters
+		case unicode.IsPunct(r) || unicode.IsSymbol(r) || unicode.IsControl(r):
 			// Punctuation separates words: "a,b" is "a b".
 			space = space || b.Len() > 0 && r != '\'' && r != '’'
 			continue

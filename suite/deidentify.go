@@ -183,17 +183,22 @@ func (r *numRun) match(s string, g int) (int, string, int) {
 	if g > 0 && r.seps[g-1] == "." {
 		return 0, "", 0 // a decimal part
 	}
-	// A value has 19 digits at most.
-	last, n := g, 0
-	for k := g; k < len(r.groups); k++ {
+	// A value has 8 (a phone number with +) to 19 digits (a card), and
+	// at most 6 groups unless it starts with "+".
+	maxGroups := 6
+	if g == 0 && r.plus {
+		maxGroups = 19
+	}
+	var digits []int // digits[k]: digits in groups g..g+k
+	for k, n := g, 0; k < len(r.groups) && k-g < maxGroups; k++ {
 		n += r.groups[k].end - r.groups[k].start
 		if n > 19 {
 			break
 		}
-		last = k
+		digits = append(digits, n)
 	}
 	start := r.groups[g].start
-	for j := last; j >= g; j-- {
+	for j := g + len(digits) - 1; j >= g && digits[j-g] >= 8; j-- {
 		if j+1 < len(r.groups) && r.seps[j] == "." {
 			continue // would cut a decimal part off
 		}

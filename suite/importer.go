@@ -46,8 +46,9 @@ const (
 // defaults.
 type ImportOptions struct {
 	// Format is FormatAuto (or ""), FormatShareGPT, FormatJSONL or
-	// FormatCSV. Auto looks at the first character: "[" is ShareGPT, "{"
-	// JSONL, anything else CSV.
+	// FormatCSV. Auto goes by the file's extension (.jsonl and .ndjson
+	// are JSONL, .csv and .tsv CSV), else by the first character: "[" is
+	// ShareGPT, "{" JSONL, anything else CSV.
 	Format string
 	// Name is the suite's name; "" takes the file name without its
 	// extension.
@@ -196,7 +197,7 @@ func Import(file string, data []byte, opts ImportOptions) (*Suite, *ImportReport
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	format := strings.ToLower(opts.Format)
 	if format == "" || format == FormatAuto {
-		format = sniff(data)
+		format = sniff(file, data)
 	}
 	rep.Format = format
 	var err error
@@ -355,8 +356,15 @@ func Import(file string, data []byte, opts ImportOptions) (*Suite, *ImportReport
 	return s, rep, nil
 }
 
-// sniff guesses the format from the first character that is not space.
-func sniff(data []byte) string {
+// sniff guesses the format from the file's extension (.jsonl, .ndjson,
+// .csv, .tsv), else from the first character that is not space.
+func sniff(file string, data []byte) string {
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".jsonl", ".ndjson":
+		return FormatJSONL
+	case ".csv", ".tsv":
+		return FormatCSV
+	}
 	t := bytes.TrimLeftFunc(data, unicode.IsSpace)
 	switch {
 	case len(t) > 0 && t[0] == '[':

@@ -192,7 +192,8 @@ func newSuitesImportCmd() *cobra.Command {
 {"conversations": [{"from": "human", "value": ...}, ...]}; the human turns),
 JSONL (one object a line with a "prompt" field, or OpenAI "messages": the
 user turns) or CSV (a header with a prompt column and optionally a label
-column); --format auto tells them apart by the first character.
+column); --format auto goes by the extension (.jsonl, .ndjson, .csv,
+.tsv), else by the first character ("[" ShareGPT, "{" JSONL, else CSV).
 
 Each prompt is cleaned and de-identified (phone numbers, e-mail addresses,
 ID numbers and bank card numbers become [PHONE], [EMAIL], [ID], [CARD]);

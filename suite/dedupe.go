@@ -167,7 +167,7 @@ const (
 // Chaudhuri et al. 2006; Bayardo et al. 2007) and their sizes are within a
 // factor t; only such candidate pairs are compared in full. At the default
 // 0.9 a prompt is compared with few others, so tens of thousands of
-// prompts take well under a second.
+// prompts take a second or so.
 func Dedupe(texts []string, near float64) ([]Duplicate, []int) {
 	verdict := make([]Duplicate, len(texts))
 	of := make([]int, len(texts))

@@ -23,6 +23,12 @@
 //		fmt.Println(p.Category, p.ID, p.MaxTokens, p.Text)
 //	}
 //
+// Import builds a suite from real traffic (ShareGPT JSON, JSONL, CSV):
+// personal data masked with typed placeholders (Deidentify), exact and
+// near duplicates removed, prompts put in categories by length or label,
+// weights from the data; Marshal writes it as YAML
+// (`tokenpulse suites import`).
+//
 // Errors in a suite file name the file, the line and the field; all of a
 // file's errors are reported at once (joined with errors.Join), and each is
 // an *Error.

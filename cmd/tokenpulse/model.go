@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,9 +23,9 @@ func init() { commands = append(commands, newModelCmd) }
 func newModelCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "model",
-		Short: "Inspect GGUF model files and synthesise random-weight models of any shape",
+		Short: "Inspect, quantise and synthesise GGUF model files",
 	}
-	cmd.AddCommand(newModelInfoCmd(), newModelSynthCmd())
+	cmd.AddCommand(newModelInfoCmd(), newModelSynthCmd(), newModelQuantizeCmd())
 	return cmd
 }
 
@@ -178,4 +179,177 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 	fl.Uint64Var(&sp.Seed, "seed", 1, "random seed (the same seed gives the same file)")
 	fl.StringVarP(&out, "output", "o", "", "output file")
 	return cmd
+}
+
+func newModelQuantizeCmd() *cobra.Command {
+	var typ string
+	var rules []string
+	var threads int
+	cmd := &cobra.Command{
+		Use:   "quantize IN.gguf OUT.gguf --type TYPE",
+		Short: "Convert a GGUF model's weights to another type, per tensor if asked (mixed quantisation)",
+		Long: `Convert the 2-D weights of a GGUF model (best from F32 or F16) to --type, or
+to the type a --tensor-type rule gives. 1-D tensors (norms, biases) and
+tensors whose row length is not a multiple of the type's block keep their
+stored type (F32 in an F32 model); the summary says which. Metadata is
+copied, with general.file_type and general.quantization_version set as
+llama.cpp sets them. The output is written to a temporary file and renamed,
+so it is never left half-written.
+
+A --tensor-type rule is PATTERN=TYPE; rules are separated by commas or given
+with several flags, and the first rule matching a tensor wins. PATTERN is a
+tensor's stem (attn_output matches blk.N.attn_output.weight, token_embd
+matches token_embd.weight), a full name, or a glob (blk.1?.ffn_*). A rule
+that matches no tensor is an error.
+
+Types: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K,
+Q6_K. Requantising an already quantised model (Q8_0, ...) works, with a
+warning: precision is lost twice.
+
+  tokenpulse model quantize m-f16.gguf m-q4k.gguf --type Q4_K --tensor-type 'token_embd=Q6_K,attn_output=Q6_K'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageErr(fmt.Errorf("want IN.gguf OUT.gguf, got %d argument(s)", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if typ == "" {
+				return usageErr(errors.New("--type is required (for example Q4_K, Q8_0, F16)"))
+			}
+			if threads < 0 {
+				return usageErr(errors.New("--threads must not be negative"))
+			}
+			opts := engine.QuantizeOptions{Threads: threads}
+			t, err := parseQuantType(typ)
+			if err != nil {
+				return usageErr(fmt.Errorf("--type: %w", err))
+			}
+			opts.Type = t
+			for _, arg := range rules {
+				for _, r := range strings.Split(arg, ",") {
+					r = strings.TrimSpace(r)
+					if r == "" {
+						continue
+					}
+					pat, name, ok := strings.Cut(r, "=")
+					pat, name = strings.TrimSpace(pat), strings.TrimSpace(name)
+					if !ok || pat == "" || name == "" {
+						return usageErr(fmt.Errorf("--tensor-type %q: want PATTERN=TYPE", r))
+					}
+					rt, err := parseQuantType(name)
+					if err != nil {
+						return usageErr(fmt.Errorf("--tensor-type %q: %w", r, err))
+					}
+					opts.Rules = append(opts.Rules, engine.TensorTypeRule{Pattern: pat, Type: rt})
+				}
+			}
+			in, out := args[0], args[1]
+			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: quantising %s to %s ...\n", in, out)
+			res, err := engine.QuantizeFile(in, out, opts)
+			if errors.Is(err, engine.ErrQuantizeSpec) {
+				return usageErr(err)
+			}
+			if err != nil {
+				return err
+			}
+			if len(res.Plan.Requantized) > 0 {
+				names := make([]string, len(res.Plan.Requantized))
+				for i, t := range res.Plan.Requantized {
+					names[i] = t.String()
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: warning: %s is already quantised (%s tensors); requantising loses precision a second time — quantise from the F32/F16 original when you have it\n", in, strings.Join(names, ", "))
+			}
+			return printQuantizeSummary(cmd.OutOrStdout(), in, out, res)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&typ, "type", "", "type of the quantisable weights: Q4_K, Q5_K, Q6_K, Q8_0, Q4_0, F16, F32, ...")
+	fl.StringArrayVar(&rules, "tensor-type", nil, "per-tensor types, PATTERN=TYPE[,PATTERN=TYPE...] (first match wins), e.g. 'token_embd=Q6_K,attn_output=Q6_K'")
+	fl.IntVar(&threads, "threads", 0, "goroutines quantising rows (0 = number of CPUs)")
+	return cmd
+}
+
+// parseQuantType parses a type name, case-insensitively, that the engine
+// can quantise to.
+func parseQuantType(s string) (quant.Type, error) {
+	t, err := quant.ParseType(strings.ToUpper(strings.TrimSpace(s)))
+	if err != nil {
+		return 0, fmt.Errorf("unknown type %q (want F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K or Q6_K)", s)
+	}
+	if !engine.CanQuantizeTo(t) {
+		return 0, fmt.Errorf("cannot quantise to %v (not a weight type this tool can write)", t)
+	}
+	return t, nil
+}
+
+// fileTypeNames are llama.cpp's names of the general.file_type values
+// quantize writes.
+var fileTypeNames = map[uint32]string{
+	0: "all F32", 1: "mostly F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1",
+	10: "Q2_K", 11: "Q3_K_S", 12: "Q3_K_M", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+	17: "Q5_K_M", 18: "Q6_K", 32: "BF16",
+}
+
+func printQuantizeSummary(w io.Writer, in, out string, res *engine.QuantizeResult) error {
+	p := res.Plan
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "tensor\tshape\tfrom\tto\tbefore\tafter\tnote")
+	kept := map[string]int{}
+	var keptOrder []string
+	for _, t := range p.Tensors {
+		dims := make([]string, len(t.Dims))
+		for i, d := range t.Dims {
+			dims[i] = fmt.Sprint(d)
+		}
+		note := ""
+		switch {
+		case t.Kept != "":
+			note = "kept " + t.From.String() + ": " + t.Kept
+			key := t.From.String() + ": " + t.Kept
+			if kept[key] == 0 {
+				keptOrder = append(keptOrder, key)
+			}
+			kept[key]++
+		case t.Rule != "":
+			note = "--tensor-type " + t.Rule
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, strings.Join(dims, "×"), t.From, t.To,
+			humanize.IBytes(t.FromBytes), humanize.IBytes(t.ToBytes), note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	byType := map[quant.Type]int{}
+	var types []quant.Type
+	for _, t := range p.Tensors {
+		if byType[t.To] == 0 {
+			types = append(types, t.To)
+		}
+		byType[t.To]++
+	}
+	parts := make([]string, len(types))
+	for i, t := range types {
+		parts[i] = fmt.Sprintf("%d %v", byType[t], t)
+	}
+	fmt.Fprintf(w, "tensors: %d (%s)\n", len(p.Tensors), strings.Join(parts, ", "))
+	for _, k := range keptOrder {
+		typ, why, _ := strings.Cut(k, ": ")
+		note := ""
+		switch {
+		case why == "1-D" || why == "norm":
+			note = "; llama.cpp keeps these too"
+		case strings.HasPrefix(why, "row of"):
+			note = "; llama.cpp would fall back to a smaller block type or F16"
+		}
+		fmt.Fprintf(w, "kept %s: %d tensor(s), %s%s\n", typ, kept[k], why, note)
+	}
+	before, after := p.Bytes()
+	fmt.Fprintf(w, "tensor data: %s -> %s\n", humanize.IBytes(before), humanize.IBytes(after))
+	fmt.Fprintf(w, "file: %s %s (%d bytes) -> %s %s (%d bytes), %.1f%%\n", in, humanize.IBytes(uint64(res.InBytes)), res.InBytes,
+		out, humanize.IBytes(uint64(res.OutBytes)), res.OutBytes, 100*float64(res.OutBytes)/float64(max(res.InBytes, 1)))
+	name := fileTypeNames[p.FileType]
+	fmt.Fprintf(w, "general.file_type: %d (%s)\n", p.FileType, name)
+	return nil
 }

@@ -2,7 +2,8 @@
 // one runfile.Request per request: the cold request first (when asked),
 // then the warm-up requests (recorded, never counted), then the measured
 // requests of a golden suite's stratified sample in a closed loop of a
-// given concurrency.
+// given concurrency, or in an open loop on a schedule of arrivals
+// ([Config.Schedule], drawn by [Arrival.Schedule]).
 //
 //	reqs, err := bench.Run(ctx, bench.Config{Client: c, Prompts: s.Sample(20, 1), Concurrency: 4})
 //
@@ -54,8 +55,19 @@ type Config struct {
 	// target's cold request.
 	ColdPrompt *suite.Prompt
 	// Concurrency is the number of requests in flight in the closed loop
-	// (at least 1).
+	// (at least 1); with a Schedule, the ceiling on requests in flight.
 	Concurrency int
+	// Schedule, when non-nil, runs the measured requests in an open loop:
+	// Prompts[i] is due at Schedule[i] after the loop's start, whatever
+	// became of the requests before it (see [Arrival]). A request due
+	// while Concurrency requests are in flight waits for one to end; its
+	// record's schedule_lag_ns says how late it started.
+	Schedule []time.Duration
+	// Clock keeps the Schedule (nil: [RealClock]).
+	Clock Clock
+	// atCeiling, when set (tests), is told of each scheduled request
+	// that finds the concurrency ceiling reached, before it waits.
+	atCeiling func(i int)
 	// MaxTokens overrides the prompts' own output limits when > 0.
 	MaxTokens int
 	// Timeout bounds each request (0: none).
@@ -146,7 +158,12 @@ func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 		out = append(out, r)
 		prog.add("warmup", r.Index, &out[len(out)-1])
 	}
-	measured := closedLoop(ctx, cfg, &prog)
+	var measured []runfile.Request
+	if cfg.Schedule != nil {
+		measured = openLoop(ctx, cfg, &prog)
+	} else {
+		measured = closedLoop(ctx, cfg, &prog)
+	}
 	for _, r := range measured {
 		r.Index = len(out)
 		out = append(out, r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/suite"
@@ -39,6 +40,21 @@ type Workload struct {
 	// Scenario is "" (the suite sample in a closed loop) or
 	// [ScenarioRapidFire].
 	Scenario string
+	// Arrival, when open ([Arrival.Open]), sends the suite sample in an
+	// open loop on its schedule, drawn with Seed; Concurrency is then the
+	// ceiling on requests in flight. Without a Duration it schedules
+	// Requests arrivals (Arrival.Max is set from Requests); with one, the
+	// sample holds as many prompts as the schedule arrivals.
+	Arrival Arrival
+}
+
+// Schedule returns the open loop's arrivals (nil for a closed loop).
+func (w Workload) Schedule() ([]time.Duration, error) {
+	a := w.Arrival
+	if a.Duration == 0 && a.Max == 0 {
+		a.Max = w.Requests
+	}
+	return a.Schedule(w.Seed)
 }
 
 // Validate reports what makes w unrunnable.
@@ -54,8 +70,10 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("warm-up requests must be ≥ 0, not %d", w.Warmup)
 	case w.Scenario != "" && w.Scenario != ScenarioRapidFire:
 		return fmt.Errorf("unknown scenario %q (want %q or none)", w.Scenario, ScenarioRapidFire)
+	case w.Scenario != "" && w.Arrival.Open():
+		return fmt.Errorf("the %s scenario paces itself: it takes no arrival rate", w.Scenario)
 	}
-	return nil
+	return w.Arrival.Validate()
 }
 
 // Config returns base with the workload's cold prompt, warm-up prompts,
@@ -73,6 +91,15 @@ func (w Workload) Config(base Config) Config {
 		}
 	}
 	cfg.Prompts = w.Suite.Sample(w.Requests, w.Seed)
+	cfg.Schedule = nil
+	if w.Arrival.Open() {
+		// Validate has vetted the arrival; a schedule it cannot draw is empty.
+		cfg.Schedule, _ = w.Schedule()
+		if cfg.Schedule == nil {
+			cfg.Schedule = []time.Duration{}
+		}
+		cfg.Prompts = w.Suite.Sample(len(cfg.Schedule), w.Seed)
+	}
 	cfg.Concurrency = w.Concurrency
 	return cfg
 }

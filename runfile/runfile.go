@@ -170,18 +170,29 @@ type Device struct {
 
 // Config is how the run was made.
 type Config struct {
-	Suite       string  `json:"suite"`
-	Seed        uint64  `json:"seed"`
-	Requests    int     `json:"requests"`
-	Concurrency int     `json:"concurrency"`
-	Rate        float64 `json:"rate,omitempty"`
-	// Arrival is "closed" (closed loop), or "poisson"/"constant" with Rate.
-	Arrival   string `json:"arrival"`
-	Warmup    int    `json:"warmup"`
-	Cold      bool   `json:"cold"`
-	MaxTokens int    `json:"max_tokens,omitempty"`
-	TimeoutMS int64  `json:"timeout_ms,omitempty"`
-	Scenario  string `json:"scenario,omitempty"`
+	Suite       string `json:"suite"`
+	Seed        uint64 `json:"seed"`
+	Requests    int    `json:"requests"`
+	Concurrency int    `json:"concurrency"`
+	// Rate is the open loop's target rate in requests per second.
+	Rate float64 `json:"rate,omitempty"`
+	// Arrival is "closed" (closed loop: Concurrency workers, each sending
+	// its next request when its last one ends), or the open loop's
+	// process with Rate: "poisson", "gamma" (shape Burstiness) or
+	// "constant". In an open loop Concurrency is a ceiling on the
+	// requests in flight.
+	Arrival string `json:"arrival"`
+	// Burstiness is the gamma arrival's shape (1 is Poisson).
+	Burstiness float64 `json:"burstiness,omitempty"`
+	// DurationMS bounds an open loop's schedule (0: Requests arrivals);
+	// RampMS is how long its rate took to rise linearly from 0 to Rate.
+	DurationMS int64  `json:"duration_ms,omitempty"`
+	RampMS     int64  `json:"ramp_ms,omitempty"`
+	Warmup     int    `json:"warmup"`
+	Cold       bool   `json:"cold"`
+	MaxTokens  int    `json:"max_tokens,omitempty"`
+	TimeoutMS  int64  `json:"timeout_ms,omitempty"`
+	Scenario   string `json:"scenario,omitempty"`
 	// Thresholds are the threshold expressions the run was judged with,
 	// beyond those of the suite.
 	Thresholds []string `json:"thresholds,omitempty"`
@@ -236,12 +247,23 @@ type Request struct {
 	// the retry's start.
 	Retried bool `json:"retried,omitempty"`
 	// StartedAt is the wall-clock instant of t_start.
-	StartedAt   time.Time `json:"started_at"`
-	SentNS      int64     `json:"sent_ns"`
-	HeadersNS   int64     `json:"headers_ns"`
-	FirstByteNS int64     `json:"first_byte_ns"`
-	TTFTNS      int64     `json:"ttft_ns"`
-	E2ENS       int64     `json:"e2e_ns"`
+	StartedAt time.Time `json:"started_at"`
+	// ScheduledNS is, in an open loop, when the request was due: ns from
+	// the schedule's origin (the start of the measured phase, after the
+	// cold and warm-up requests); nil in a closed loop.
+	ScheduledNS *int64 `json:"scheduled_ns,omitempty"`
+	// ScheduleLagNS is, in an open loop, t_start less the scheduled
+	// instant: how late the client sent the request. SlotWaitNS is the
+	// part of it spent waiting for a free slot under the concurrency
+	// ceiling. TTFT and E2E stay from t_start; their sums with the lag
+	// are the latencies from the scheduled instant.
+	ScheduleLagNS int64 `json:"schedule_lag_ns,omitempty"`
+	SlotWaitNS    int64 `json:"slot_wait_ns,omitempty"`
+	SentNS        int64 `json:"sent_ns"`
+	HeadersNS     int64 `json:"headers_ns"`
+	FirstByteNS   int64 `json:"first_byte_ns"`
+	TTFTNS        int64 `json:"ttft_ns"`
+	E2ENS         int64 `json:"e2e_ns"`
 	// OutputTokens is from the server's usage when given, otherwise the
 	// count of content tokens seen; TokenSource says which ("usage" or
 	// "events").

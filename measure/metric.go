@@ -1,6 +1,8 @@
 package measure
 
 import (
+	"time"
+
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
@@ -39,6 +41,18 @@ const (
 	TTFTNetwork Metric = "ttft_network"
 	// ServerTPOT: per request, the server's own decode time per token.
 	ServerTPOT Metric = "server_tpot"
+	// ScheduleLag: per request of an open loop, t_start less its
+	// scheduled send time: how late the client sent it (timer and
+	// scheduling delay, and the wait for a slot under the concurrency
+	// ceiling). The one metric of a failed request too: it measures the
+	// client's keeping of the schedule, not the target.
+	ScheduleLag Metric = "schedule_lag"
+	// ScheduledTTFT and ScheduledE2E: per request of an open loop, TTFT
+	// and E2E from the scheduled send time (lag + TTFT, lag + E2E): what
+	// a user arriving on the schedule waited, where a client that fell
+	// behind would otherwise omit the delay it caused.
+	ScheduledTTFT Metric = "scheduled_ttft"
+	ScheduledE2E  Metric = "scheduled_e2e"
 )
 
 // Pooled reports whether m gives many values per request.
@@ -54,14 +68,17 @@ func (m Metric) Pooled() bool {
 // it or it failed, one for a per-request metric, all of them for a pooled
 // one. The slice must not be modified.
 func (v *View) Values(m Metric) []float64 {
-	if !v.OK {
-		return nil
-	}
 	one := func(x float64, ok bool) []float64 {
 		if !ok {
 			return nil
 		}
 		return []float64{x}
+	}
+	if m == ScheduleLag {
+		return one(v.ScheduleLagMs, v.Scheduled)
+	}
+	if !v.OK {
+		return nil
 	}
 	switch m {
 	case TTFT:
@@ -82,6 +99,10 @@ func (v *View) Values(m Metric) []float64 {
 		return one(v.NetworkTTFTMs, v.HasServerSplit)
 	case ServerTPOT:
 		return one(v.ServerTPOTMs, v.HasServerTPOT)
+	case ScheduledTTFT:
+		return one(v.ScheduleLagMs+v.TTFTMs, v.Scheduled && v.HasTTFT)
+	case ScheduledE2E:
+		return one(v.ScheduleLagMs+v.E2EMs, v.Scheduled)
 	case Gap:
 		return v.GapsMs
 	case TokenInterval:
@@ -140,7 +161,48 @@ func Aggregate(views []View) runfile.Group {
 	g.VisibleGapMs = stats.Describe(Sample(views, VisibleGap))
 	g.TTFTNetworkMs = stats.Describe(Sample(views, TTFTNetwork))
 	g.ServerTPOTMs = stats.Describe(Sample(views, ServerTPOT))
+	g.ScheduleLagMs = stats.Describe(Sample(views, ScheduleLag))
+	g.ScheduledTTFTMs = stats.Describe(Sample(views, ScheduledTTFT))
+	g.ScheduledE2EMs = stats.Describe(Sample(views, ScheduledE2E))
+	for i := range views {
+		if views[i].Req.SlotWaitNS > 0 {
+			g.SlotWaits++
+		}
+	}
+	g.SpanS, g.RequestsPerS, g.OutputTokensPerS = Throughput(views)
 	return g
+}
+
+// Throughput returns the span of views in seconds, from the first
+// request's start to the last one's end (its last event, or for a failed
+// request the last instant it recorded), and over it the successful
+// requests per second and their output tokens per second. All are 0 when
+// the span is (no request, no start recorded).
+func Throughput(views []View) (spanS, requestsPerS, tokensPerS float64) {
+	var first, last time.Time
+	ok, toks := 0, 0
+	for i := range views {
+		q := views[i].Req
+		if q.StartedAt.IsZero() {
+			continue
+		}
+		end := q.StartedAt.Add(time.Duration(max(q.E2ENS, q.SentNS, q.HeadersNS, q.FirstByteNS)))
+		if first.IsZero() || q.StartedAt.Before(first) {
+			first = q.StartedAt
+		}
+		if end.After(last) {
+			last = end
+		}
+		if views[i].OK {
+			ok++
+			toks += views[i].OutputTokens
+		}
+	}
+	if first.IsZero() || !last.After(first) {
+		return 0, 0, 0
+	}
+	spanS = last.Sub(first).Seconds()
+	return spanS, float64(ok) / spanS, float64(toks) / spanS
 }
 
 // weaker reports whether counting a is less exact than b.

@@ -93,6 +93,13 @@ type View struct {
 	// token after the first event, the server's own TPOT.
 	HasServerTPOT bool
 	ServerTPOTMs  float64
+
+	// Scheduled is true for a request of an open loop (it had a
+	// scheduled send time). ScheduleLagMs is then how late it started:
+	// t_start less the scheduled instant. TTFT and E2E stay from t_start;
+	// ScheduleLagMs + TTFTMs is the TTFT from the scheduled instant.
+	Scheduled     bool
+	ScheduleLagMs float64
 }
 
 // Display returns the run's display model (60 Hz and 16 ms when the run
@@ -109,6 +116,10 @@ func Display(run *runfile.Run) stats.Display {
 func Of(q *runfile.Request, d stats.Display) View {
 	v := View{Req: q, OK: q.OK(), E2EMs: stats.Millis(q.E2ENS), Events: len(q.TokenTimesNS)}
 	v.OutputTokens, v.Counting = tokens(q)
+	if q.ScheduledNS != nil {
+		v.Scheduled = true
+		v.ScheduleLagMs = stats.Millis(q.ScheduleLagNS)
+	}
 	times := q.TokenTimesNS
 	if len(times) == 0 {
 		return v

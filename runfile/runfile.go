@@ -371,6 +371,22 @@ type Group struct {
 	// server's usage only) or "events" (no count: one token per event
 	// assumed, so per-token figures are per event).
 	Counting string `json:"token_counting,omitempty"`
+	// ScheduleLagMs has, in an open loop, one value per request (failed
+	// ones too): t_start less its scheduled send time. ScheduledTTFTMs
+	// and ScheduledE2EMs are TTFT and E2E from the scheduled send time
+	// (lag included), one value per successful request. SlotWaits counts
+	// the requests that found the concurrency ceiling reached and waited
+	// for a slot. All are absent in a closed loop.
+	ScheduleLagMs   stats.Distribution `json:"schedule_lag_ms,omitzero"`
+	ScheduledTTFTMs stats.Distribution `json:"scheduled_ttft_ms,omitzero"`
+	ScheduledE2EMs  stats.Distribution `json:"scheduled_e2e_ms,omitzero"`
+	SlotWaits       int                `json:"slot_waits,omitempty"`
+	// SpanS is the scope's span in seconds, from its first request's
+	// start to its last one's end; RequestsPerS and OutputTokensPerS are
+	// its successful requests and their output tokens per second of it.
+	SpanS            float64 `json:"span_s,omitempty"`
+	RequestsPerS     float64 `json:"requests_per_s,omitempty"`
+	OutputTokensPerS float64 `json:"output_tokens_per_s,omitempty"`
 }
 
 // ErrorRate returns errors ÷ requests of g, 0 when it has no requests.

@@ -53,6 +53,13 @@ type benchFlags struct {
 	errorBudget string
 	tokenizer   string
 
+	// The open loop (rate > 0): see arrival.
+	rate       float64
+	arrival    string
+	burstiness float64
+	duration   time.Duration
+	ramp       time.Duration
+
 	// The request's shape: sent only when given (see requestOptions).
 	temperature  float64
 	topP         float64
@@ -100,7 +107,12 @@ measured is still written).`,
 	fl.StringVar(&f.model, "model-name", "", "model name to send in requests (default: the target's first model, or \"default\")")
 	fl.StringVar(&f.suite, "suite", "en-assistant", "golden suite: a builtin name (listed by: tokenpulse suites) or a YAML file")
 	fl.IntVarP(&f.requests, "requests", "n", 30, "measured requests, drawn from the suite by weight")
-	fl.IntVarP(&f.concurrency, "concurrency", "c", 1, "requests in flight (closed loop)")
+	fl.IntVarP(&f.concurrency, "concurrency", "c", 1, "requests in flight (closed loop); with --rate, the ceiling on requests in flight (default then 256): a request due at the ceiling waits for a slot and its lag is recorded")
+	fl.Float64Var(&f.rate, "rate", 0, "open loop: send requests at this rate (per second) on a schedule drawn with --seed, whatever the target's speed; each is timed from t_start and records its scheduled time and lag")
+	fl.StringVar(&f.arrival, "arrival", "poisson", "with --rate, the inter-arrivals: poisson (exponential), gamma (shape --burstiness) or constant (exactly 1/rate)")
+	fl.Float64Var(&f.burstiness, "burstiness", 1, "with --arrival gamma, its shape B: coefficient of variation 1/sqrt(B); below 1 burstier than Poisson, 1 is Poisson, above 1 steadier")
+	fl.DurationVar(&f.duration, "duration", 0, "with --rate, schedule every arrival within this time (capped by -n when given) instead of -n requests")
+	fl.DurationVar(&f.ramp, "ramp", 0, "with --rate, raise the rate linearly from 0 to --rate over this time")
 	fl.IntVar(&f.warmup, "warmup", 2, "warm-up requests sent first, recorded but never counted")
 	fl.BoolVar(&f.cold, "cold", false, "treat the first request as the target's cold start and report it apart (default true for the embedded server)")
 	fl.IntVar(&f.maxTokens, "max-tokens", 0, "override every prompt's output limit")
@@ -130,6 +142,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if err := f.validate(); err != nil {
 		return usageErr(err)
 	}
+	if err := f.validateArrival(cmd.Flags()); err != nil {
+		return usageErr(err)
+	}
 	reqOpts, err := f.requestOptions(cmd.Flags())
 	if err != nil {
 		return usageErr(err)
@@ -138,6 +153,14 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		f.judge.thresholds = append(f.judge.thresholds, "[overall] errors.rate <= "+f.errorBudget)
 	}
 	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
+	if err != nil {
+		return usageErr(err)
+	}
+	work := f.workload(s, false, cmd.Flags())
+	if err := work.Validate(); err != nil {
+		return usageErr(err)
+	}
+	schedule, err := work.Schedule()
 	if err != nil {
 		return usageErr(err)
 	}
@@ -215,8 +238,8 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Suite:         s.Name,
 		Seed:          f.seed,
 		Requests:      f.requests,
-		Concurrency:   f.concurrency,
-		Arrival:       "closed",
+		Concurrency:   work.Concurrency,
+		Arrival:       bench.ArrivalClosed,
 		Warmup:        f.warmup,
 		Cold:          cold,
 		MaxTokens:     f.maxTokens,
@@ -227,6 +250,13 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Request:       reqOpts,
 		FrameHz:       60,
 		RenderBatchMS: 16,
+	}
+
+	if work.Arrival.Open() {
+		a := work.Arrival
+		run.Config.Arrival, run.Config.Rate, run.Config.Burstiness = a.Process, a.Rate, a.Burstiness
+		run.Config.DurationMS, run.Config.RampMS = a.Duration.Milliseconds(), a.Ramp.Milliseconds()
+		run.Config.Requests = len(schedule)
 	}
 
 	// The run directory and its journal exist before the first request:
@@ -257,7 +287,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Fatal:     refusedCredentials(f.apiKeyEnv),
 		Tokens:    tokens,
 		Journal:   journal,
-	}, f.workload(s, cold))
+	}, f.workload(s, cold, cmd.Flags()))
 	restoreGC()
 	run.Requests, run.Scenario = res.Requests, res.Scenario
 	prog.finish()
@@ -411,12 +441,59 @@ func (f *benchFlags) requestOptions(fs *pflag.FlagSet) (*api.RequestOptions, err
 	return &o, nil
 }
 
+// defaultCeiling is the open loop's ceiling on requests in flight when
+// -c is not given.
+const defaultCeiling = 256
+
 // workload is the run the flags describe, drawn from suite s.
-func (f *benchFlags) workload(s *suite.Suite, cold bool) bench.Workload {
-	return bench.Workload{
+func (f *benchFlags) workload(s *suite.Suite, cold bool, fs *pflag.FlagSet) bench.Workload {
+	w := bench.Workload{
 		Suite: s, Requests: f.requests, Warmup: f.warmup, Cold: cold, Seed: f.seed,
 		Concurrency: f.concurrency, Scenario: f.scenario,
 	}
+	if f.rate > 0 {
+		w.Arrival = bench.Arrival{Process: f.arrival, Rate: f.rate, Duration: f.duration, Ramp: f.ramp}
+		if f.arrival == bench.ArrivalGamma {
+			w.Arrival.Burstiness = f.burstiness
+		}
+		// With a duration, -n caps the schedule only when given.
+		if f.duration == 0 || fs.Changed("requests") {
+			w.Arrival.Max = f.requests
+		}
+		if !fs.Changed("concurrency") {
+			w.Concurrency = defaultCeiling
+		}
+	}
+	return w
+}
+
+// validateArrival checks the open loop's flags: each needs --rate, and
+// --burstiness needs the gamma arrival.
+func (f *benchFlags) validateArrival(fs *pflag.FlagSet) error {
+	if fs.Changed("rate") && !(f.rate > 0) {
+		return fmt.Errorf("--rate must be > 0 requests per second, not %v", f.rate)
+	}
+	if f.rate == 0 {
+		for _, name := range []string{"arrival", "burstiness", "duration", "ramp"} {
+			if fs.Changed(name) {
+				return fmt.Errorf("--%s needs --rate (without it the run is a closed loop of -c requests in flight)", name)
+			}
+		}
+		return nil
+	}
+	switch {
+	case f.arrival != bench.ArrivalPoisson && f.arrival != bench.ArrivalGamma && f.arrival != bench.ArrivalConstant:
+		return fmt.Errorf("--arrival must be poisson, gamma or constant, not %q", f.arrival)
+	case fs.Changed("burstiness") && f.arrival != bench.ArrivalGamma:
+		return errors.New("--burstiness shapes --arrival gamma only")
+	case !(f.burstiness > 0) || math.IsInf(f.burstiness, 0):
+		return fmt.Errorf("--burstiness must be a finite number > 0, not %v", f.burstiness)
+	case f.duration < 0 || f.ramp < 0:
+		return errors.New("--duration and --ramp must be ≥ 0")
+	case f.scenario != "":
+		return fmt.Errorf("--scenario %s paces itself: it takes no --rate", f.scenario)
+	}
+	return nil
 }
 
 // parseHeaders turns K:V flags into a header.
@@ -437,6 +514,39 @@ func runWarnings(run *runfile.Run) []string {
 	var w []string
 	if run.Interrupted {
 		w = append(w, "the run was interrupted; figures cover the requests measured before it stopped")
+	}
+	w = append(w, scheduleWarnings(run)...)
+	return w
+}
+
+// lagLimit is the schedule lag p99 above which an open loop's client is
+// said not to have kept its schedule: 10 ms, or the mean inter-arrival
+// 1/rate when that is shorter.
+func lagLimit(rate float64) time.Duration {
+	limit := 10 * time.Millisecond
+	if rate > 0 {
+		limit = min(limit, time.Duration(float64(time.Second)/rate))
+	}
+	return limit
+}
+
+// scheduleWarnings says when an open loop's client did not keep its
+// schedule: then the arrivals the target saw were not the process asked
+// for, and the TTFT and E2E from t_start understate what a user arriving
+// on time waited (scheduled_ttft_ms holds that).
+func scheduleWarnings(run *runfile.Run) []string {
+	if run.Config.Arrival == "" || run.Config.Arrival == bench.ArrivalClosed {
+		return nil
+	}
+	var w []string
+	o := run.Summary.Overall
+	if o.SlotWaits > 0 {
+		w = append(w, fmt.Sprintf("%d of %d requests found the ceiling of %d requests in flight (-c) reached and were sent late, waiting for a slot; raise -c to keep the schedule", o.SlotWaits, o.ScheduleLagMs.Count, run.Config.Concurrency))
+	}
+	limit := lagLimit(run.Config.Rate)
+	if lag := o.ScheduleLagMs; lag.Count > 0 && lag.P99 > float64(limit)/1e6 {
+		w = append(w, fmt.Sprintf("the client did not keep the %s schedule at %g requests/s: schedule lag p99 %.1f ms (max %.1f ms) is above %v; the target saw other arrivals than asked for, and TTFT from t_start leaves the lag out (scheduled_ttft_ms includes it)",
+			run.Config.Arrival, run.Config.Rate, lag.P99, lag.Max, limit))
 	}
 	return w
 }

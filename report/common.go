@@ -358,3 +358,22 @@ func serverAccount(r *runfile.Run) string {
 }
 
 func fmtMS2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// loadLine states the overall scope's throughput and, for an open loop,
+// how well the client kept its schedule: "" when the run measured no
+// span.
+func loadLine(r *runfile.Run) string {
+	o := r.Summary.Overall
+	if o.SpanS <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("throughput (warm): %.2f requests/s, %.1f output tokens/s over %.1f s", o.RequestsPerS, o.OutputTokensPerS, o.SpanS)
+	if d := o.ScheduleLagMs; d.Count > 0 {
+		s += fmt.Sprintf("; %s arrivals at %s/s: schedule lag p50 %s ms, p99 %s ms, max %s ms; TTFT from the due time p95 %s ms",
+			r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64), fmtMS(d.P50), fmtMS(d.P99), fmtMS(d.Max), ms(o.ScheduledTTFTMs, o.ScheduledTTFTMs.P95))
+		if o.SlotWaits > 0 {
+			s += fmt.Sprintf("; %d requests waited for a slot (-c)", o.SlotWaits)
+		}
+	}
+	return s
+}

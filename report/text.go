@@ -171,6 +171,9 @@ func (t *textWriter) table(r *runfile.Run) {
 	if s := serverAccount(r); s != "" {
 		t.printf("%s\n", s)
 	}
+	if s := loadLine(r); s != "" {
+		t.printf("%s\n", s)
+	}
 }
 
 func (t *textWriter) verdicts(r *runfile.Run) {

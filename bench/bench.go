@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/clock"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
@@ -63,8 +64,8 @@ type Config struct {
 	// while Concurrency requests are in flight waits for one to end; its
 	// record's schedule_lag_ns says how late it started.
 	Schedule []time.Duration
-	// Clock keeps the Schedule (nil: [RealClock]).
-	Clock Clock
+	// Clock keeps the Schedule (nil: [clock.Real]).
+	Clock clock.Clock
 	// atCeiling, when set (tests), is told of each scheduled request
 	// that finds the concurrency ceiling reached, before it waits.
 	atCeiling func(i int)

@@ -5,40 +5,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/clock"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
-
-// Clock is the time an open loop keeps its schedule by. [RealClock] is
-// the default; tests inject one whose time they move.
-type Clock interface {
-	// Now returns the current time (with a monotonic reading).
-	Now() time.Time
-	// SleepUntil returns once Now() is at or after t, or with ctx's
-	// error when ctx ends first.
-	SleepUntil(ctx context.Context, t time.Time) error
-}
-
-// RealClock is the monotonic clock of package time.
-type RealClock struct{}
-
-// Now returns time.Now().
-func (RealClock) Now() time.Time { return time.Now() }
-
-// SleepUntil waits on a timer until t.
-func (RealClock) SleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // openLoop sends cfg.Prompts[i] at cfg.Schedule[i] after the loop's
 // origin, whatever became of the requests before it (an open loop: the
@@ -51,7 +20,7 @@ func (RealClock) SleepUntil(ctx context.Context, t time.Time) error {
 func openLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Request {
 	clk := cfg.Clock
 	if clk == nil {
-		clk = RealClock{}
+		clk = clock.Real{}
 	}
 	c := max(cfg.Concurrency, 1)
 	type result struct {

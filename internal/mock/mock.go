@@ -28,40 +28,9 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/clock"
 	"github.com/tokenpulse/tokenpulse/internal/server"
 )
-
-// Clock is the mock's time source, injectable so that tests need no wall
-// clock.
-type Clock interface {
-	// Now returns the current time.
-	Now() time.Time
-	// SleepUntil returns once t has come (at once when it has passed), or
-	// with ctx's error when ctx is done first.
-	SleepUntil(ctx context.Context, t time.Time) error
-}
-
-// RealClock is the wall clock with its monotonic reading.
-type RealClock struct{}
-
-// Now returns time.Now().
-func (RealClock) Now() time.Time { return time.Now() }
-
-// SleepUntil sleeps until t or until ctx is done.
-func (RealClock) SleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // ModelName is the model the mock answers to.
 const ModelName = "mock"
@@ -69,16 +38,16 @@ const ModelName = "mock"
 // Backend is the scripted backend.
 type Backend struct {
 	p     Profile
-	clock Clock
+	clock clock.Clock
 	count atomic.Uint64 // requests served so far
 }
 
-// New returns a backend with profile p, on clock c (nil = [RealClock]).
+// New returns a backend with profile p, on clock c (nil = [clock.Real]).
 // p should have passed [Profile.Validate]; a TokensPerEvent of 0 is read
 // as 1.
-func New(p Profile, c Clock) *Backend {
+func New(p Profile, c clock.Clock) *Backend {
 	if c == nil {
-		c = RealClock{}
+		c = clock.Real{}
 	}
 	if p.TokensPerEvent <= 0 {
 		p.TokensPerEvent = 1

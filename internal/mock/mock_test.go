@@ -369,26 +369,6 @@ func contains(ss []string, s string) bool {
 	return false
 }
 
-func TestRealClockSleepUntil(t *testing.T) {
-	var c RealClock
-	if err := c.SleepUntil(context.Background(), c.Now().Add(-time.Second)); err != nil {
-		t.Errorf("past deadline: err = %v, want nil", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := c.SleepUntil(ctx, c.Now().Add(time.Hour)); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: err = %v, want context.Canceled", err)
-	}
-	before := c.Now()
-	target := before.Add(2 * time.Millisecond)
-	if err := c.SleepUntil(context.Background(), target); err != nil {
-		t.Fatal(err)
-	}
-	if now := c.Now(); now.Before(target) {
-		t.Errorf("woke at %v, before the deadline %v", now, target)
-	}
-}
-
 func TestParseProfile(t *testing.T) {
 	p, err := ParseProfile("ttft=80ms, itl=5ms,tokens=12,tokens-per-event=2,stall=300ms,stall-every=4,stall-match=Compare,error-rate=0.1,seed=9,cold-extra=1s,jitter=2ms,stall-prob=0.05")
 	if err != nil {

@@ -176,10 +176,6 @@ func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 // sends its next request as soon as its previous one ends.
 func closedLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Request {
 	c := max(cfg.Concurrency, 1)
-	type slot struct {
-		r    runfile.Request
-		done bool
-	}
 	results := make([]slot, len(cfg.Prompts))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -207,8 +203,20 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	return finished(results)
+}
+
+// slot holds the record of one measured request, once it finished.
+type slot struct {
+	r    runfile.Request
+	done bool
+}
+
+// finished returns the records of the slots whose request finished, in
+// slot order.
+func finished(slots []slot) []runfile.Request {
 	var out []runfile.Request
-	for _, s := range results {
+	for _, s := range slots {
 		if s.done {
 			out = append(out, s.r)
 		}

@@ -23,12 +23,8 @@ func openLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Request
 		clk = clock.Real{}
 	}
 	c := max(cfg.Concurrency, 1)
-	type result struct {
-		r    runfile.Request
-		done bool
-	}
 	n := min(len(cfg.Schedule), len(cfg.Prompts))
-	results := make([]result, n)
+	results := make([]slot, n)
 	slots := make(chan struct{}, c)
 	var wg sync.WaitGroup
 	origin := clk.Now()
@@ -72,16 +68,10 @@ dispatch:
 			r.ScheduledNS = &sched
 			r.ScheduleLagNS = int64(start.Sub(origin) - at)
 			r.SlotWaitNS = int64(waited)
-			results[i] = result{r: r, done: true}
+			results[i] = slot{r: r, done: true}
 			prog.add("measure", i, &results[i].r)
 		}()
 	}
 	wg.Wait()
-	var out []runfile.Request
-	for _, s := range results {
-		if s.done {
-			out = append(out, s.r)
-		}
-	}
-	return out
+	return finished(results)
 }

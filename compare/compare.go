@@ -251,8 +251,9 @@ func differences(a, b *runfile.Run) string {
 // per-request sample its test runs on.
 type metricSpec struct {
 	name string
-	// figure reads the scope's figure from its aggregate.
-	figure func(g runfile.Group) float64
+	// metric and stat name the scope's figure in its aggregate.
+	metric measure.Metric
+	stat   string
 	// sample returns one value per successful request that has the metric.
 	sample func(views []measure.View) []float64
 	// test names the sample in Change.Test.
@@ -282,13 +283,19 @@ func perRequestGap(p float64) func([]measure.View) []float64 {
 }
 
 var timeMetrics = []metricSpec{
-	{"ttft.p50", func(g runfile.Group) float64 { return g.TTFTMs.P50 }, perRequest(measure.TTFT), "per-request ttft"},
-	{"ttft.p95", func(g runfile.Group) float64 { return g.TTFTMs.P95 }, perRequest(measure.TTFT), "per-request ttft"},
-	{"gap.p50", func(g runfile.Group) float64 { return g.GapMs.P50 }, perRequestGap(50), "per-request gap p50"},
-	{"gap.p95", func(g runfile.Group) float64 { return g.GapMs.P95 }, perRequestGap(95), "per-request gap p95"},
-	{"gap.max", func(g runfile.Group) float64 { return g.GapMs.Max }, perRequest(measure.MaxGap), "per-request max gap"},
-	{"tpot.mean", func(g runfile.Group) float64 { return g.TPOTMs.Mean }, perRequest(measure.TPOT), "per-request tpot"},
-	{"e2e.p95", func(g runfile.Group) float64 { return g.E2EMs.P95 }, perRequest(measure.E2E), "per-request e2e"},
+	{"ttft.p50", measure.TTFT, "p50", perRequest(measure.TTFT), "per-request ttft"},
+	{"ttft.p95", measure.TTFT, "p95", perRequest(measure.TTFT), "per-request ttft"},
+	{"gap.p50", measure.Gap, "p50", perRequestGap(50), "per-request gap p50"},
+	{"gap.p95", measure.Gap, "p95", perRequestGap(95), "per-request gap p95"},
+	{"gap.max", measure.Gap, "max", perRequest(measure.MaxGap), "per-request max gap"},
+	{"tpot.mean", measure.TPOT, "mean", perRequest(measure.TPOT), "per-request tpot"},
+	{"e2e.p95", measure.E2E, "p95", perRequest(measure.E2E), "per-request e2e"},
+}
+
+// figure reads the metric's figure from a scope's aggregate.
+func (m metricSpec) figure(g runfile.Group) float64 {
+	v, _ := measure.Field(&g, m.metric).Field(m.stat)
+	return v
 }
 
 // compareScope compares one scope, given the views of its requests in

@@ -165,30 +165,11 @@ func measureRule(r Rule, g *runfile.Group, views []measure.View) (float64, bool)
 // summaryDist is the distribution of m that a summary group holds, for a
 // run file that has a summary but no requests.
 func summaryDist(g *runfile.Group, m measure.Metric) stats.Distribution {
-	switch m {
-	case measure.TTFT:
-		return g.TTFTMs
-	case measure.E2E:
-		return g.E2EMs
-	case measure.VisibleTTFT:
-		return g.VisibleTTFTMs
-	case measure.TPOT:
-		return g.TPOTMs
-	case measure.TPOTStd:
-		return g.TPOTStdMs
-	case measure.Gap:
-		return g.GapMs
-	case measure.TokenInterval:
-		if g.TokenIntervalMs.Count == 0 {
-			return g.GapMs // a run file written before per-token intervals
-		}
-		return g.TokenIntervalMs
-	case measure.VisibleGap:
-		return g.VisibleGapMs
-	case measure.TTFTNetwork:
-		return g.TTFTNetworkMs
-	case measure.ServerTPOT:
-		return g.ServerTPOTMs
+	if m == measure.TokenInterval && g.TokenIntervalMs.Count == 0 {
+		return g.GapMs // a run file written before per-token intervals
+	}
+	if d := measure.Field(g, m); d != nil {
+		return *d
 	}
 	return stats.Distribution{}
 }

@@ -151,19 +151,9 @@ func Aggregate(views []View) runfile.Group {
 		g.TokensPerEvent = float64(g.OutputTokens) / float64(events)
 		g.Counting = string(counting)
 	}
-	g.TTFTMs = stats.Describe(Sample(views, TTFT))
-	g.TPOTMs = stats.Describe(Sample(views, TPOT))
-	g.TPOTStdMs = stats.Describe(Sample(views, TPOTStd))
-	g.GapMs = stats.Describe(Sample(views, Gap))
-	g.TokenIntervalMs = stats.Describe(Sample(views, TokenInterval))
-	g.E2EMs = stats.Describe(Sample(views, E2E))
-	g.VisibleTTFTMs = stats.Describe(Sample(views, VisibleTTFT))
-	g.VisibleGapMs = stats.Describe(Sample(views, VisibleGap))
-	g.TTFTNetworkMs = stats.Describe(Sample(views, TTFTNetwork))
-	g.ServerTPOTMs = stats.Describe(Sample(views, ServerTPOT))
-	g.ScheduleLagMs = stats.Describe(Sample(views, ScheduleLag))
-	g.ScheduledTTFTMs = stats.Describe(Sample(views, ScheduledTTFT))
-	g.ScheduledE2EMs = stats.Describe(Sample(views, ScheduledE2E))
+	for _, m := range summarised {
+		*Field(&g, m) = stats.Describe(Sample(views, m))
+	}
 	for i := range views {
 		if views[i].Req.SlotWaitNS > 0 {
 			g.SlotWaits++
@@ -171,6 +161,45 @@ func Aggregate(views []View) runfile.Group {
 	}
 	g.SpanS, g.RequestsPerS, g.OutputTokensPerS = Throughput(views)
 	return g
+}
+
+// summarised are the metrics whose distribution a summary group keeps.
+var summarised = []Metric{TTFT, TPOT, TPOTStd, Gap, TokenInterval, E2E, VisibleTTFT, VisibleGap,
+	TTFTNetwork, ServerTPOT, ScheduleLag, ScheduledTTFT, ScheduledE2E}
+
+// Field returns the distribution of m that a summary group keeps, nil for
+// a metric it keeps none of (max_gap, tokens_per_event: a group holds
+// their per-request values only through its requests).
+func Field(g *runfile.Group, m Metric) *stats.Distribution {
+	switch m {
+	case TTFT:
+		return &g.TTFTMs
+	case TPOT:
+		return &g.TPOTMs
+	case TPOTStd:
+		return &g.TPOTStdMs
+	case Gap:
+		return &g.GapMs
+	case TokenInterval:
+		return &g.TokenIntervalMs
+	case E2E:
+		return &g.E2EMs
+	case VisibleTTFT:
+		return &g.VisibleTTFTMs
+	case VisibleGap:
+		return &g.VisibleGapMs
+	case TTFTNetwork:
+		return &g.TTFTNetworkMs
+	case ServerTPOT:
+		return &g.ServerTPOTMs
+	case ScheduleLag:
+		return &g.ScheduleLagMs
+	case ScheduledTTFT:
+		return &g.ScheduledTTFTMs
+	case ScheduledE2E:
+		return &g.ScheduledE2EMs
+	}
+	return nil
 }
 
 // Throughput returns the span of views in seconds, from the first

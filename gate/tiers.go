@@ -121,7 +121,13 @@ func (t Tiers) Rules(name string) ([]Rule, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown tier %q; tiers are %s", name, strings.Join(t.Names(), ", "))
 	}
-	rules, err := ParseAll(x.Thresholds)
+	return TierRules(name, x.Thresholds)
+}
+
+// TierRules parses the thresholds of tier name as its rules: Source
+// "tier:NAME", overall unless an expression names a scope.
+func TierRules(name string, thresholds []string) ([]Rule, error) {
+	rules, err := ParseAll(thresholds)
 	if err != nil {
 		return nil, err
 	}

@@ -263,15 +263,9 @@ func rebuildRun(j *runfile.Journal) (*runfile.Run, error) {
 	measure.Summarize(run)
 	run.Warnings = append(run.Warnings, runWarnings(run)...)
 
-	tierRules, err := gate.ParseAll(j.Header.TierThresholds)
+	tierRules, err := gate.TierRules(run.Device.Tier, j.Header.TierThresholds)
 	if err != nil {
 		return nil, fmt.Errorf("%s: tier thresholds: %w", j.Path, err)
-	}
-	for i := range tierRules {
-		tierRules[i].Source = "tier:" + run.Device.Tier
-		if tierRules[i].Scope.Kind == gate.ScopeUnset {
-			tierRules[i].Scope = gate.Overall
-		}
 	}
 	experience := gate.DefaultExperience()
 	if j.Header.ExperienceYAML != "" {

@@ -120,18 +120,11 @@ func Usable(run *runfile.Run) (bool, string) {
 	if run.Interrupted {
 		return false, "it was interrupted"
 	}
-	warm, ok := run.Summary.Overall.Requests, run.Summary.Overall.Requests-run.Summary.Overall.Errors
+	g := run.Summary.Overall
 	if len(run.Requests) > 0 {
-		warm, ok = 0, 0
-		for i := range run.Requests {
-			if q := &run.Requests[i]; measure.Overall.Has(q) {
-				warm++
-				if q.OK() {
-					ok++
-				}
-			}
-		}
+		g = measure.Group(run, measure.Overall)
 	}
+	warm, ok := g.Requests, g.Requests-g.Errors
 	switch {
 	case warm == 0:
 		return false, "it measured no warm request"

@@ -101,6 +101,10 @@ func Judge(run *runfile.Run, rules []Rule) []runfile.Verdict {
 			continue
 		}
 		seen[key] = true
+		if r.Metric == "goodput" {
+			out = append(out, judgeGoodput(r, scope, run, all))
+			continue
+		}
 		out = append(out, judgeOne(r, scope, scopeOf(run, scope, cache)))
 	}
 	return out

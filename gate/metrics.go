@@ -27,6 +27,9 @@ const (
 	perError
 	// perRatio: tokens per event (mean: the pooled ratio).
 	perRatio
+	// perGoodput: the share or rate of requests that met every
+	// per-request objective (measure.Goodput under Objectives).
+	perGoodput
 )
 
 // binding is what one metric.stat reads.
@@ -39,9 +42,14 @@ type metricDef struct {
 	stats map[string]bool
 	kind  unitKind
 	bind  func(stat string) binding
+	// statKinds, when set, gives a stat a unit of its own.
+	statKinds map[string]unitKind
 }
 
 func (m metricDef) unitFor(stat string) unitKind {
+	if k, ok := m.statKinds[stat]; ok {
+		return k
+	}
 	if stat == "count" {
 		return plainUnit
 	}
@@ -99,6 +107,8 @@ var metrics = map[string]metricDef{
 		bind: func(string) binding { return binding{src: perError} }},
 	"tokens_per_event": {stats: setOf("mean", "max"), kind: plainUnit,
 		bind: func(string) binding { return binding{src: perRatio, metric: measure.TokensPerEvent} }},
+	"goodput": {stats: setOf("share", "rate"), kind: percentUnit, statKinds: map[string]unitKind{"rate": plainUnit},
+		bind: func(string) binding { return binding{src: perGoodput} }},
 }
 
 func metricNames() string {

@@ -216,6 +216,10 @@ func ParseAll(exprs []string) ([]Rule, error) {
 //	errors        rate: Errors ÷ Requests; count: Errors   rate, count  %, none
 //	tokens_per_event  mean: TokensPerEvent (pooled ratio);
 //	              max: the largest ratio of one request      mean, max    none
+//	goodput       share: the requests that met every per-request
+//	              objective of the run's other rules ÷ requests;
+//	              rate: those requests per second (measure.Goodput)
+//	                                                         share, rate  %, none
 //
 // The distribution stats are count, mean, std, min, p50, p90, p95, p99 and
 // max (aliases: avg, median, stddev). A time metric needs a time unit

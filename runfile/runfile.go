@@ -329,6 +329,25 @@ type Summary struct {
 	Overall    Group            `json:"overall"`
 	Cold       *Group           `json:"cold,omitempty"`
 	Categories map[string]Group `json:"categories"`
+	// Goodput is the share and rate of the warm requests that met every
+	// per-request objective of their category (measure.Goodput); absent
+	// in a run judged before goodput existed.
+	Goodput *Goodput `json:"goodput,omitempty"`
+}
+
+// Goodput is how many of a scope's requests met every per-request
+// objective that binds them (DESIGN.md, "Goodput").
+type Goodput struct {
+	// Objectives are the thresholds read as per-request objectives.
+	Objectives []string `json:"objectives"`
+	// Requests are the scope's counted requests, failed ones included;
+	// Good those that met every objective binding them.
+	Requests int `json:"requests"`
+	Good     int `json:"good"`
+	// Share is Good ÷ Requests; PerS is Good per second of the scope's
+	// span.
+	Share float64 `json:"share"`
+	PerS  float64 `json:"per_s"`
 }
 
 // Group is the aggregate of a set of requests. Distributions are in ms.

@@ -41,7 +41,7 @@ func TestGoodputReadsThresholdsPerRequest(t *testing.T) {
 	cold := answer("short", 10)
 	cold.Cold = true
 	run := goodputRun(
-		answer("short", 249.9, 500),    // good: TTFT under 250; short has no gap objective
+		answer("short", 249.9, 500),     // good: TTFT under 250; short has no gap objective
 		answer("short", 250, 5),         // not good: strict bound, TTFT = 250
 		answer("long", 900, 120, 120),   // good: longest gap = 120, inclusive; TTFT under the overall 1 s
 		answer("long", 100, 20, 120.01), // not good: one stall over 120

@@ -67,6 +67,9 @@ type benchFlags struct {
 	ignoreEOS    bool
 	extraBody    string
 
+	// repeat > 1 runs the configuration that many times (repeat.go).
+	repeat int
+
 	judge    judgeFlags
 	embedded embeddedFlags
 	outputs  outputFlags
@@ -132,6 +135,7 @@ measured is still written).`,
 	fl.StringArrayVar(&f.stop, "stop", nil, "a stop sequence sent with every request (repeatable)")
 	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos, an extension llama.cpp and vLLM accept: generate past the end of sequence up to max_tokens")
 	fl.StringVar(&f.extraBody, "extra-body", "", "a JSON object merged into every request body, its keys replacing tokenpulse's own; not stream or stream_options, nor model, max_tokens or a key its own flag gives")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the configuration K times, one run directory each, and write repeats.json: per figure the mean, sd, CV and 95% confidence interval (compare uses them)")
 	f.judge.register(fl)
 	f.embedded.register(fl)
 	f.outputs.register(fl)
@@ -153,6 +157,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	defer t.close()
+	if f.repeat > 1 {
+		return runRepeats(ctx, stop, cmd, plan, t)
+	}
 	run, dir, runErr, err := plan.measureRun(ctx, stderr, t, plan.specFromFlags(t))
 	// From here on a first Ctrl-C has done its job (the run stopped); give
 	// the signals back so that a second one ends a slow upload or alert.
@@ -204,6 +211,8 @@ func (f *benchFlags) validate() error {
 		return errors.New("--max-tokens must be ≥ 0")
 	case f.timeout < 0:
 		return errors.New("--timeout must be ≥ 0")
+	case f.repeat < 1:
+		return fmt.Errorf("--repeat must be ≥ 1, not %d", f.repeat)
 	case f.scenario != "" && f.scenario != bench.ScenarioRapidFire:
 		return fmt.Errorf("--scenario must be rapid-fire or empty, not %q", f.scenario)
 	}

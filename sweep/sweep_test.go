@@ -70,7 +70,7 @@ func TestSearchFindsTheEdge(t *testing.T) {
 			t.Errorf("edge %g: %+v after %v", edge, res, tried)
 		}
 		// Doubling then bisecting: log2 of the bracket, then log2 of 1/resolution.
-		if bound := int(math.Ceil(math.Abs(math.Log2(edge))))+2+int(math.Ceil(math.Log2(1/0.1)))+1; len(tried) > bound {
+		if bound := int(math.Ceil(math.Abs(math.Log2(edge)))) + 2 + int(math.Ceil(math.Log2(1/0.1))) + 1; len(tried) > bound {
 			t.Errorf("edge %g: %d steps, more than %d", edge, len(tried), bound)
 		}
 	}

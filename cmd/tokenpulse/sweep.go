@@ -160,7 +160,7 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 		if rerr != nil {
 			return nil, fmt.Errorf("--resolution: %w", rerr)
 		}
-		p.search = &sweep.Search{Start: sf.startRate, Resolution: res, MaxSteps: sf.maxSteps, MinRate: sf.startRate / 64}
+		p.search = &sweep.Search{Start: sf.startRate, Resolution: res, MaxSteps: sf.maxSteps, MinRate: sf.startRate / 16}
 		err = p.search.Validate()
 	}
 	return p, err

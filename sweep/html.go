@@ -47,11 +47,13 @@ func (s *Sweep) series() []series {
 		{"gap-p95", "Gap p95", "ms", func(st Step) float64 { return st.GapP95Ms }},
 		{"longest-stall", "Longest stall", "ms", func(st Step) float64 { return st.LongestStallMs }},
 		{"goodput", "Goodput (requests that met every objective)", "%", func(st Step) float64 { return 100 * st.GoodputShare }},
+		{"achieved", "Achieved (successful requests/s)", "/s", func(st Step) float64 { return st.AchievedPerS }},
 	}
 }
 
-// Charts returns the sweep's charts: TTFT p95, gap p95, longest stall
-// and goodput against load, each with the knee and the capacity marked.
+// Charts returns the sweep's charts: TTFT p95, gap p95, longest stall,
+// goodput and the achieved rate against load, each with the knee and the
+// capacity marked.
 func (s *Sweep) Charts() []Chart {
 	var out []Chart
 	for _, se := range s.series() {
@@ -92,15 +94,18 @@ func (s *Sweep) chart(se series) Chart {
 	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
 	c.Text((left+w-right)/2, h-8, s.Kind+" ("+s.Unit()+")", svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
 
-	mark := func(x float64, col, label string, dy float64) {
+	mark := func(x float64, col, label string, y float64) {
 		c.Line(xs.Map(x), top, xs.Map(x), h-bottom, svg.A("stroke", col), svg.A("stroke-width", "1.5"), svg.A("stroke-dasharray", "5,3"))
-		c.Text(xs.Map(x)+4, top+dy, label, svg.A("fill", col), svg.A("font-weight", "600"))
+		c.Text(xs.Map(x)+4, y, label, svg.A("fill", col), svg.A("font-weight", "600"))
 	}
 	if k := s.Knee; k != nil {
-		mark(k.Load, colKnee, fmt.Sprintf("knee %g", k.Load), 10)
+		// The knee lies between the last load under the limit and the
+		// first above it: the band between them, the line at the first.
+		c.Rect(xs.Map(k.Below), top, xs.Map(k.Load)-xs.Map(k.Below), h-bottom-top, svg.A("fill", colKnee), svg.A("fill-opacity", "0.12"))
+		mark(k.Load, colKnee, fmt.Sprintf("knee %g–%g", k.Below, k.Load), h-bottom-8)
 	}
 	if r := s.Search; r != nil && r.Capacity > 0 {
-		mark(r.Capacity, colPass, fmt.Sprintf("capacity %g", r.Capacity), 24)
+		mark(r.Capacity, colPass, fmt.Sprintf("capacity %g", r.Capacity), top+10)
 	}
 	var p svg.PathData
 	for i, st := range steps {

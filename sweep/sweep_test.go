@@ -107,7 +107,7 @@ func TestReportMarksKneeAndCapacity(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := page.String()
-	for _, want := range []string{"knee 8", "capacity 8", "[category:short] ttft.p95 &lt; 250ms", `class="fail"`, "Goodput"} {
+	for _, want := range []string{"knee 4–8", "capacity 8", "[category:short] ttft.p95 &lt; 250ms", `class="fail"`, "Goodput"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -131,6 +131,11 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 	if fs.Changed("rate") {
 		return nil, errors.New("sweep takes its rates from --rates or --find-max, not --rate")
 	}
+	for _, n := range []string{"report", "against", "against-any", "publish", "alert-webhook", "alert-smtp"} {
+		if fs.Changed(n) {
+			return nil, fmt.Errorf("--%s is bench's: a sweep writes each step's run.json and its own sweep.json and sweep.html ('tokenpulse report DIR/STEP' renders a step)", n)
+		}
+	}
 	if fs.Changed("repeat") {
 		return nil, errors.New("--repeat repeats one configuration (bench); a sweep runs each step once")
 	}

@@ -170,16 +170,19 @@ type runSpec struct {
 	concurrency int
 	// out is the run directory ("" = tokenpulse-runs/TIMESTAMP).
 	out string
-	// cold measures the first request as the target's cold one, and
-	// records the target's cold-start breakdown.
+	// cold measures the first request as the target's cold one.
 	cold bool
+	// coldStart records the target's cold-start breakdown (its warm-up
+	// as /health reports it) in the run: every run of bench, the first
+	// of a sweep or of repeats (the target started once for all).
+	coldStart bool
 	// quiet shows no progress line.
 	quiet bool
 }
 
 // specFromFlags is the one run that bench's flags describe.
 func (p *benchPlan) specFromFlags(t *benchTarget) runSpec {
-	return runSpec{rate: p.f.rate, concurrency: p.f.concurrency, out: p.f.out, cold: p.defaultCold(t), quiet: p.f.quiet}
+	return runSpec{rate: p.f.rate, concurrency: p.f.concurrency, out: p.f.out, cold: p.defaultCold(t), coldStart: true, quiet: p.f.quiet}
 }
 
 // flagsFor returns the plan's flags with spec's load.
@@ -208,7 +211,7 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 		StartedAt:     time.Now().UTC(),
 		CommandLine:   append([]string{"tokenpulse"}, os.Args[1:]...),
 	}
-	if spec.cold {
+	if spec.coldStart {
 		run.ColdStart = t.coldStart
 	}
 	run.Target = t.target

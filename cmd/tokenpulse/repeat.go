@@ -42,7 +42,7 @@ func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command
 		name := fmt.Sprintf("rep-%02d", i+1)
 		s := spec
 		s.out = filepath.Join(dir, name)
-		s.cold = spec.cold && i == 0
+		s.cold, s.coldStart = spec.cold && i == 0, i == 0
 		if !f.quiet {
 			fmt.Fprintf(stderr, "tokenpulse: run %d/%d\n", i+1, f.repeat)
 		}

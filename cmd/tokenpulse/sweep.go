@@ -215,9 +215,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		Suite: plan.suite.Name, Tier: bf.judge.tier, Thresholds: bf.judge.thresholds,
 	}
 	cold := plan.defaultCold(t)
-	if cold {
-		sw.ColdStart = t.coldStart
-	}
+	sw.ColdStart = t.coldStart
 	write := func() error {
 		sw.Knee = sweep.FindKnee(sw.Steps, sp.knee)
 		if sp.search != nil {
@@ -256,7 +254,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		if !ok {
 			break
 		}
-		spec := runSpec{concurrency: bf.concurrency, cold: cold && i == 0, quiet: bf.quiet}
+		spec := runSpec{concurrency: bf.concurrency, cold: cold && i == 0, coldStart: i == 0, quiet: bf.quiet}
 		name := fmt.Sprintf("%02d-%s-%g", i+1, sp.kind, load)
 		if sp.kind == sweep.KindRate {
 			spec.rate = load

@@ -47,7 +47,7 @@ func (s *Sweep) series() []series {
 		{"gap-p95", "Gap p95", "ms", func(st Step) float64 { return st.GapP95Ms }},
 		{"longest-stall", "Longest stall", "ms", func(st Step) float64 { return st.LongestStallMs }},
 		{"goodput", "Goodput (requests that met every objective)", "%", func(st Step) float64 { return 100 * st.GoodputShare }},
-		{"achieved", "Achieved (successful requests/s)", "/s", func(st Step) float64 { return st.AchievedPerS }},
+		{"achieved", "Achieved rate", "successful requests/s", func(st Step) float64 { return st.AchievedPerS }},
 	}
 }
 
@@ -81,7 +81,9 @@ func (s *Sweep) chart(se series) Chart {
 	if se.unit == "%" {
 		maxY = 100
 	}
-	xs := svg.Linear{D0: 0, D1: svg.NiceMax(maxX), R0: left, R1: w - right}
+	// Room to the right of the highest load, so its point and marks
+	// are not on the edge.
+	xs := svg.Linear{D0: 0, D1: svg.NiceMax(maxX * 1.05), R0: left, R1: w - right}
 	ys := svg.Linear{D0: 0, D1: svg.NiceMax(maxY), R0: h - bottom, R1: top}
 	for _, t := range ys.Ticks(5) {
 		c.Line(left, ys.Map(t), w-right, ys.Map(t), svg.A("stroke", colGrid))
@@ -96,6 +98,12 @@ func (s *Sweep) chart(se series) Chart {
 
 	mark := func(x float64, col, label string, y float64) {
 		c.Line(xs.Map(x), top, xs.Map(x), h-bottom, svg.A("stroke", col), svg.A("stroke-width", "1.5"), svg.A("stroke-dasharray", "5,3"))
+		// A mark in the right half is labelled on its left, so the label
+		// stays inside the chart.
+		if xs.Map(x) > (left+w-right)/2 {
+			c.Text(xs.Map(x)-4, y, label, svg.A("fill", col), svg.A("font-weight", "600"), svg.A("text-anchor", "end"))
+			return
+		}
 		c.Text(xs.Map(x)+4, y, label, svg.A("fill", col), svg.A("font-weight", "600"))
 	}
 	if k := s.Knee; k != nil {

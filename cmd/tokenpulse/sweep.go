@@ -212,7 +212,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 
 	sw := &sweep.Sweep{
 		SchemaVersion: sweep.SchemaVersion, StartedAt: started, Kind: sp.kind, Target: t.target,
-		Suite: plan.suite.Name, Tier: bf.judge.tier, Thresholds: bf.judge.thresholds,
+		Suite: plan.suite.Name, Tier: bf.judge.tier, Thresholds: sweepThresholds(plan),
 	}
 	cold := plan.defaultCold(t)
 	sw.ColdStart = t.coldStart
@@ -295,7 +295,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 			break
 		}
 	}
-	for _, st := range sw.Steps {
+	for _, st := range sw.ByLoad() {
 		if sp.kind == sweep.KindRate && st.LagP99Ms > float64(lagLimit(st.Load))/1e6 {
 			sw.Warnings = append(sw.Warnings, fmt.Sprintf("at %g requests/s the client fell behind its schedule (lag p99 %.1f ms): the target saw fewer arrivals than asked", st.Load, st.LagP99Ms))
 		}
@@ -323,4 +323,56 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		return withCode(exitThreshold, errors.New(sw.Search.String()))
 	}
 	return nil
+}
+
+// isSweepDir reports whether path is a sweep directory (it holds
+// sweep.json).
+func isSweepDir(path string) bool {
+	fi, err := os.Stat(filepath.Join(path, sweep.FileName))
+	return err == nil && !fi.IsDir()
+}
+
+// renderSweep prints the table of the sweep in dir and writes its
+// sweep.html again (tokenpulse report DIR).
+func renderSweep(cmd *cobra.Command, dir string) error {
+	sw, err := sweep.Load(dir)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "sweep.html"))
+	if err != nil {
+		return err
+	}
+	if err := sw.WriteHTML(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := sw.WriteText(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: %s written\n", filepath.Join(dir, "sweep.html"))
+	return nil
+}
+
+// sweepThresholds lists every threshold a step is judged on: the suite's
+// (scoped to their category), the flags' and the tier's.
+func sweepThresholds(plan *benchPlan) []string {
+	var out []string
+	for _, c := range plan.suite.Categories {
+		for _, t := range c.Thresholds {
+			if strings.HasPrefix(strings.TrimSpace(t), "[") {
+				out = append(out, t)
+				continue
+			}
+			out = append(out, "[category:"+c.Name+"] "+t)
+		}
+	}
+	out = append(out, plan.f.judge.thresholds...)
+	for _, r := range plan.rules.tierRules {
+		out = append(out, r.String()+" ("+r.Source+")")
+	}
+	return out
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/bench"
-	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/launch"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -286,7 +285,6 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 	if err := f.judge.apply(run, p.rules); err != nil {
 		return nil, "", nil, err
 	}
-	run.Summary.Goodput = gate.Goodput(run, p.rules.tierRules)
 
 	if err := journal.Close(); err != nil && journal.Err() == nil {
 		fmt.Fprintf(stderr, "tokenpulse: warning: closing the journal: %v\n", err)

@@ -278,6 +278,7 @@ func rebuildRun(j *runfile.Journal) (*runfile.Run, error) {
 		}
 	}
 	run.Verdicts = gate.Judge(run, tierRules)
+	run.Summary.Goodput = gate.Goodput(run, tierRules)
 	run.Experience = gate.Experience(run, experience, run.Device.Tier)
 	return run, nil
 }

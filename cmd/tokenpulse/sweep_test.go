@@ -142,6 +142,20 @@ func TestSweepFindMax(t *testing.T) {
 	if r.Steps != len(sw.Steps) || r.Steps > 6 {
 		t.Errorf("%d steps recorded, %d in the search, at most 6", len(sw.Steps), r.Steps)
 	}
+	// The steps are judged on the flag's threshold (and the suite's).
+	if !strings.Contains(strings.Join(sw.Thresholds, ";"), "ttft.p95 < 60ms") {
+		t.Errorf("thresholds %q", sw.Thresholds)
+	}
+	// report re-renders a sweep directory.
+	if err := os.Remove(filepath.Join(out, "sweep.html")); err != nil {
+		t.Fatal(err)
+	}
+	if text, code := cliRun(t, "report", out); code != exitOK || !strings.Contains(text, "capacity under the thresholds") {
+		t.Errorf("report of the sweep: exit %d\n%s", code, text)
+	}
+	if _, err := os.Stat(filepath.Join(out, "sweep.html")); err != nil {
+		t.Error(err)
+	}
 
 	// Usage errors come before anything is measured.
 	for _, args := range [][]string{
@@ -152,6 +166,8 @@ func TestSweepFindMax(t *testing.T) {
 		{"sweep", "--url", url, "--rates", "1", "--rate", "2"},
 		{"sweep", "--url", url, "--rates", "1", "--resolution", "5%"},
 		{"sweep", "--url", url, "--concurrencies", "1,2", "--arrival", "gamma"},
+		{"sweep", "--url", url, "--rates", "1,2", "--report", "html"},
+		{"sweep", "--url", url, "--rates", "1,2", "--repeat", "3"},
 	} {
 		if text, code := cliRun(t, args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want 2\n%s", args, code, text)

@@ -74,6 +74,12 @@ measured are in sweep.json).`,
 	}
 	fl := cmd.Flags()
 	fl.AddFlagSet(bc.Flags())
+	// bench's flags that a sweep refuses or ignores stay out of its help.
+	for _, n := range []string{"rate", "repeat", "report", "against", "against-any", "publish", "alert-webhook", "alert-smtp", "color", "history", "no-history"} {
+		if fl.Lookup(n) != nil {
+			_ = fl.MarkHidden(n)
+		}
+	}
 	fl.StringVar(&sf.rates, "rates", "", "comma-separated request rates (per second): one open-loop step each")
 	fl.StringVar(&sf.concurrencies, "concurrencies", "", "comma-separated concurrencies: one closed-loop step each")
 	fl.BoolVar(&sf.findMax, "find-max", false, "search for the highest rate at which every threshold holds (the capacity)")

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/api"
@@ -303,7 +302,3 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 	}
 	return run, dir, runErr, nil
 }
-
-// benchCommand is the flag set of bench, bound to f, for commands that
-// run bench's workload under a plan of their own (sweep).
-func benchCommand(f *benchFlags) *cobra.Command { return newBenchCmdWith(f) }

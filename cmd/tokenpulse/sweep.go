@@ -35,7 +35,7 @@ type sweepFlags struct {
 func newSweepCmd() *cobra.Command {
 	var bf benchFlags
 	var sf sweepFlags
-	bc := benchCommand(&bf)
+	bc := newBenchCmdWith(&bf) // bench's flags, bound to bf, describe each step
 	cmd := &cobra.Command{
 		Use:   "sweep --rates R1,R2,... | --concurrencies C1,C2,... | --find-max",
 		Short: "Measure a server at a series of loads: TTFT, gaps and goodput against load, the knee, the capacity",

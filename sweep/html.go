@@ -110,10 +110,10 @@ func (s *Sweep) chart(se series) Chart {
 		// The knee lies between the last load under the limit and the
 		// first above it: the band between them, the line at the first.
 		c.Rect(xs.Map(k.Below), top, xs.Map(k.Load)-xs.Map(k.Below), h-bottom-top, svg.A("fill", colKnee), svg.A("fill-opacity", "0.12"))
-		mark(k.Load, colKnee, fmt.Sprintf("knee %g–%g", k.Below, k.Load), h-bottom-8)
+		mark(k.Load, colKnee, fmt.Sprintf("knee %g–%g", k.Below, k.Load), top+10)
 	}
 	if r := s.Search; r != nil && r.Capacity > 0 {
-		mark(r.Capacity, colPass, fmt.Sprintf("capacity %g", r.Capacity), top+10)
+		mark(r.Capacity, colPass, fmt.Sprintf("capacity %g", r.Capacity), top+24)
 	}
 	var p svg.PathData
 	for i, st := range steps {

@@ -301,13 +301,21 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 			break
 		}
 	}
+	var behind, waited []string
 	for _, st := range sw.ByLoad() {
 		if sp.kind == sweep.KindRate && st.LagP99Ms > float64(lagLimit(st.Load))/1e6 {
-			sw.Warnings = append(sw.Warnings, fmt.Sprintf("at %g requests/s the client fell behind its schedule (lag p99 %.1f ms): the target saw fewer arrivals than asked", st.Load, st.LagP99Ms))
+			behind = append(behind, fmt.Sprintf("%g (lag p99 %.1f ms)", st.Load, st.LagP99Ms))
 		}
 		if st.SlotWaits > 0 {
-			sw.Warnings = append(sw.Warnings, fmt.Sprintf("at %g requests/s %d requests waited for the ceiling of -c requests in flight", st.Load, st.SlotWaits))
+			waited = append(waited, fmt.Sprintf("%g (%d requests)", st.Load, st.SlotWaits))
 		}
+	}
+	if len(behind) > 0 {
+		sw.Warnings = append(sw.Warnings, "the client fell behind its schedule (lag p99 above min(10 ms, 1/rate)) at "+strings.Join(behind, ", ")+
+			" requests/s: the target saw other arrivals than asked; on a busy machine the client's own delays are in these figures")
+	}
+	if len(waited) > 0 {
+		sw.Warnings = append(sw.Warnings, "requests waited for the ceiling of -c requests in flight at "+strings.Join(waited, ", ")+"; raise -c")
 	}
 	signalled := ctx.Err() != nil
 	stop()

@@ -221,3 +221,43 @@ func TestRepeatAndCompare(t *testing.T) {
 		t.Errorf("slower TTFT: exit %d, want 98\n%s", code, text)
 	}
 }
+
+// TestSweepStartsTheEmbeddedServerOnce sweeps the embedded server on the
+// bundled model: every step measures the same server (one URL), and only
+// the first has the cold request and the cold-start breakdown.
+func TestSweepStartsTheEmbeddedServerOnce(t *testing.T) {
+	out := t.TempDir()
+	text, code := cliRun(t, "sweep", "--concurrencies", "1,2", "-n", "2", "--warmup", "0", "--max-tokens", "4",
+		"--out", out, "--no-history", "-q", "--error-budget", "none", "--suite", writeBenchSuite(t, "30s"))
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, text)
+	}
+	sw, err := sweep.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.Kind != sweep.KindConcurrency || len(sw.Steps) != 2 || sw.ColdStart == nil {
+		t.Fatalf("sweep %+v", sw)
+	}
+	for i, st := range sw.Steps {
+		run, err := runfile.Load(filepath.Join(out, st.Dir, runFileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Target.URL != sw.Target.URL || run.Target.Backend != "embedded" {
+			t.Errorf("step %d measured %s (%s), the sweep's server is %s", i+1, run.Target.URL, run.Target.Backend, sw.Target.URL)
+		}
+		if run.Config.Concurrency != int(st.Load) {
+			t.Errorf("step %d: concurrency %d, want %g", i+1, run.Config.Concurrency, st.Load)
+		}
+		colds := 0
+		for _, q := range run.Requests {
+			if q.Cold {
+				colds++
+			}
+		}
+		if first := i == 0; (colds == 1) != first || (run.ColdStart != nil) != first || run.Config.Cold != first {
+			t.Errorf("step %d: %d cold requests, cold start %v, config cold %v; want them in the first step only", i+1, colds, run.ColdStart != nil, run.Config.Cold)
+		}
+	}
+}

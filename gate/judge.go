@@ -85,6 +85,10 @@ func RecordedRules(run *runfile.Run) ([]Rule, error) {
 //     limit (for gap.max: the requests whose own worst stall does);
 //   - for errors, the failed requests, with their HTTP status as value;
 //   - for tokens_per_event, the requests whose own ratio breaks it.
+//
+// A goodput rule (goodput.share, goodput.rate) is judged on the scope's
+// goodput under the objectives of every other rule judged with it (see
+// [Objectives]); it lists no offenders.
 func Judge(run *runfile.Run, rules []Rule) []runfile.Verdict {
 	recorded, _ := RecordedRules(run)
 	all := append(recorded, rules...)

@@ -284,6 +284,11 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		if sp.search != nil {
 			sp.search.Record(load, st.Passed)
 		}
+		// The sweep file is written after every step, so a sweep killed
+		// half-way keeps the steps it measured.
+		if err := write(); err != nil {
+			return err
+		}
 		if !measure.Count(run).AllFailed() {
 			allFailed = false
 		}

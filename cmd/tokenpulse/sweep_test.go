@@ -135,9 +135,14 @@ func TestSweepFindMax(t *testing.T) {
 	if r == nil || r.Capacity == 0 {
 		t.Fatalf("no capacity: %+v\n%s", r, text)
 	}
-	// 10 and 20 pass, 40 fails; bisection between 20 and 40.
-	if r.Capacity < 20 || r.Capacity > capacity*1.1 || (r.FailedAt != 0 && r.FailedAt < capacity*0.9) {
-		t.Errorf("capacity %g (failed at %g), want it at most about %.1f and at least 20\n%s", r.Capacity, r.FailedAt, capacity, text)
+	// On a quiet machine 10 and 20 pass, 40 fails, and the bisection
+	// ends between 30 and 35 or 35 and 40. A stall of a busy machine can
+	// only fail a step early, never pass one past the capacity: at 10 %
+	// over it the queue already puts TTFT p95 near 70 ms. So the search
+	// must find some rate (10/s is 27 % of the capacity, 45 ms of slack
+	// per pair) and none beyond 1.1 times the capacity.
+	if r.Capacity < 10 || r.Capacity > capacity*1.1 || (r.FailedAt != 0 && r.FailedAt <= r.Capacity) {
+		t.Errorf("capacity %g (failed at %g), want it in [10, %.1f]\n%s", r.Capacity, r.FailedAt, capacity*1.1, text)
 	}
 	if r.Steps != len(sw.Steps) || r.Steps > 6 {
 		t.Errorf("%d steps recorded, %d in the search, at most 6", len(sw.Steps), r.Steps)

@@ -46,7 +46,7 @@ func (s *Sweep) series() []series {
 		{"ttft-p95", "TTFT p95", "ms", func(st Step) float64 { return st.TTFTP95Ms }},
 		{"gap-p95", "Gap p95", "ms", func(st Step) float64 { return st.GapP95Ms }},
 		{"longest-stall", "Longest stall", "ms", func(st Step) float64 { return st.LongestStallMs }},
-		{"goodput", "Goodput (requests that met every objective)", "%", func(st Step) float64 { return 100 * st.GoodputShare }},
+		{"goodput", "Goodput", "% of requests", func(st Step) float64 { return 100 * st.GoodputShare }},
 		{"achieved", "Achieved rate", "successful requests/s", func(st Step) float64 { return st.AchievedPerS }},
 	}
 }
@@ -78,7 +78,7 @@ func (s *Sweep) chart(se series) Chart {
 		maxX = math.Max(maxX, st.Load)
 		maxY = math.Max(maxY, se.value(st))
 	}
-	if se.unit == "%" {
+	if strings.HasPrefix(se.unit, "%") {
 		maxY = 100
 	}
 	// Room to the right of the highest load, so its point and marks
@@ -96,24 +96,32 @@ func (s *Sweep) chart(se series) Chart {
 	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
 	c.Text((left+w-right)/2, h-8, s.Kind+" ("+s.Unit()+")", svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
 
-	mark := func(x float64, col, label string, y float64) {
+	// The marks are labelled in the margin above the plot, where no
+	// point is: the capacity to the left of its line, the knee to the
+	// right of its band (to the left when that would leave the chart).
+	line := func(x float64, col string) {
 		c.Line(xs.Map(x), top, xs.Map(x), h-bottom, svg.A("stroke", col), svg.A("stroke-width", "1.5"), svg.A("stroke-dasharray", "5,3"))
-		// A mark in the right half is labelled on its left, so the label
-		// stays inside the chart.
-		if xs.Map(x) > (left+w-right)/2 {
-			c.Text(xs.Map(x)-4, y, label, svg.A("fill", col), svg.A("font-weight", "600"), svg.A("text-anchor", "end"))
+	}
+	label := func(x float64, col, text string, right bool) {
+		attrs := []svg.Attr{svg.A("fill", col), svg.A("font-weight", "600")}
+		if right {
+			c.Text(x+4, top-6, text, attrs...)
 			return
 		}
-		c.Text(xs.Map(x)+4, y, label, svg.A("fill", col), svg.A("font-weight", "600"))
+		c.Text(x-4, top-6, text, append(attrs, svg.A("text-anchor", "end"))...)
 	}
 	if k := s.Knee; k != nil {
 		// The knee lies between the last load under the limit and the
 		// first above it: the band between them, the line at the first.
 		c.Rect(xs.Map(k.Below), top, xs.Map(k.Load)-xs.Map(k.Below), h-bottom-top, svg.A("fill", colKnee), svg.A("fill-opacity", "0.12"))
-		mark(k.Load, colKnee, fmt.Sprintf("knee %g–%g", k.Below, k.Load), top+10)
+		line(k.Load, colKnee)
+		text := fmt.Sprintf("knee %g–%g", k.Below, k.Load)
+		x := xs.Map(k.Load)
+		label(x, colKnee, text, x+4+float64(len(text))*6.5 < w-right)
 	}
 	if r := s.Search; r != nil && r.Capacity > 0 {
-		mark(r.Capacity, colPass, fmt.Sprintf("capacity %g", r.Capacity), top+24)
+		line(r.Capacity, colPass)
+		label(xs.Map(r.Capacity), colPass, fmt.Sprintf("capacity %g", r.Capacity), false)
 	}
 	var p svg.PathData
 	for i, st := range steps {

@@ -9,15 +9,37 @@ import (
 	"testing"
 )
 
-// neonKernels pairs each NEON dot product with its pure-Go twin.
-var neonKernels = []struct {
-	typ        Type
-	neon, pure func(xq, w []byte) float32
-}{
-	{Q8_0, dotQ8_0Impl, dotQ8_0Go},
-	{Q4_K, dotQ4_KImpl, dotQ4_KGo},
-	{Q6_K, dotQ6_KImpl, dotQ6_KGo},
+// neonTwin is one NEON dot product, as DotQ and as DotQRows, with its
+// pure-Go twin.
+type neonTwin struct {
+	name string
+	typ  Type
+	neon func(xq, w []byte) float32
+	rows func(out []float32, xq, w []byte)
+	pure func(xq, w []byte) float32
 }
+
+// neonTwins lists the NEON kernels this CPU can run: the ARMv8.0 ones
+// always, the SDOT ones where the CPU has the dot-product extension.
+var neonTwins = func() []neonTwin {
+	var out []neonTwin
+	for _, sdot := range []bool{false, true} {
+		if sdot && !hasSDOT {
+			continue
+		}
+		for _, p := range []struct {
+			typ  Type
+			pure func(xq, w []byte) float32
+		}{{Q8_0, dotQ8_0Go}, {Q4_K, dotQ4_KGo}, {Q6_K, dotQ6_KGo}} {
+			name := p.typ.String()
+			if sdot {
+				name += "-sdot"
+			}
+			out = append(out, neonTwin{name, p.typ, neonDot(p.typ, sdot), neonRowsOf(p.typ, sdot), p.pure})
+		}
+	}
+	return out
+}()
 
 // unitScales sets every stored scale of the weight blocks w and the
 // activation blocks xq to 1, so that a dot product is a sum of integers.
@@ -37,7 +59,7 @@ func unitScales(typ Type, k *Kernel, w, xq []byte) {
 	}
 }
 
-// checkNEON compares NEON kernel i with its pure-Go twin on the weight
+// checkNEON compares NEON kernel i of neonTwins with its pure-Go twin on the weight
 // blocks data (repeated or cut to whole blocks) and activations drawn
 // from seed, through DotQ and through DotQRows over three rows. With
 // every scale 1 the result is a sum of integers, exact in float32 while
@@ -46,7 +68,7 @@ func unitScales(typ Type, k *Kernel, w, xq []byte) {
 // sum the scaled block sums in different orders, so they must agree to
 // within float32 rounding of those sums, as the AVX2 kernels must.
 func checkNEON(t *testing.T, i int, data []byte, seed uint64) {
-	nk := neonKernels[i]
+	nk := neonTwins[i]
 	k, _ := Lookup(nk.typ)
 	nb := min(max(len(data)/k.BlockBytes, 1), 4096/k.BlockSize)
 	rb := nb * k.BlockBytes
@@ -90,20 +112,20 @@ func checkNEON(t *testing.T, i int, data []byte, seed uint64) {
 	switch mag := magnitude(); {
 	case nan:
 		if !math.IsNaN(float64(got)) || !math.IsNaN(float64(want)) {
-			t.Fatalf("%v: NEON %v, Go %v, want both NaN (a stored scale is NaN)", nk.typ, got, want)
+			t.Fatalf("%s: NEON %v, Go %v, want both NaN (a stored scale is NaN)", nk.name, got, want)
 		}
 	case inf || mag > 1e36:
 		// ±inf or NaN, or overflow, depends on the order of the sums.
 	default:
 		tol := float64(nb+8)*0x1p-22*mag + float64(n)*0x1p-130
 		if d := math.Abs(float64(got) - float64(want)); !(d <= tol) {
-			t.Fatalf("%v, %d blocks: NEON %v, Go %v, difference %g above %g", nk.typ, nb, got, want, d, tol)
+			t.Fatalf("%s, %d blocks: NEON %v, Go %v, difference %g above %g", nk.name, nb, got, want, d, tol)
 		}
 	}
-	k.DotQRows(rows, xq, w)
+	nk.rows(rows, xq, w)
 	for j, v := range rows {
 		if one := nk.neon(xq, w[j*rb:(j+1)*rb]); math.Float32bits(v) != math.Float32bits(one) {
-			t.Fatalf("%v, %d blocks: DotQRows row %d = %v, DotQ of the row = %v", nk.typ, nb, j, v, one)
+			t.Fatalf("%s, %d blocks: DotQRows row %d = %v, DotQ of the row = %v", nk.name, nb, j, v, one)
 		}
 	}
 
@@ -117,23 +139,23 @@ func checkNEON(t *testing.T, i int, data []byte, seed uint64) {
 	got, want = nk.neon(xq, w[:rb]), nk.pure(xq, w[:rb])
 	if mag < 1<<24 {
 		if float64(got) != ref || float64(want) != ref {
-			t.Fatalf("%v, %d blocks, unit scales: NEON %v, Go %v, want both exactly %v", nk.typ, nb, got, want, ref)
+			t.Fatalf("%s, %d blocks, unit scales: NEON %v, Go %v, want both exactly %v", nk.name, nb, got, want, ref)
 		}
-		k.DotQRows(rows, xq, w)
+		nk.rows(rows, xq, w)
 		for j, v := range rows {
 			if want := nk.pure(xq, w[j*rb:(j+1)*rb]); v != want {
-				t.Fatalf("%v, %d blocks, unit scales: DotQRows row %d = %v, Go %v", nk.typ, nb, j, v, want)
+				t.Fatalf("%s, %d blocks, unit scales: DotQRows row %d = %v, Go %v", nk.name, nb, j, v, want)
 			}
 		}
 	} else if d := math.Abs(float64(got) - float64(want)); d > float64(nb+8)*0x1p-22*mag {
-		t.Fatalf("%v, %d blocks, unit scales: NEON %v, Go %v, difference %g", nk.typ, nb, got, want, d)
+		t.Fatalf("%s, %d blocks, unit scales: NEON %v, Go %v, difference %g", nk.name, nb, got, want, d)
 	}
 }
 
 // FuzzDotQNEON holds the NEON dot products to their pure-Go twins.
 func FuzzDotQNEON(f *testing.F) {
 	r := rand.New(rand.NewPCG(3, 5))
-	for i, nk := range neonKernels {
+	for i, nk := range neonTwins {
 		k, _ := Lookup(nk.typ)
 		for _, nb := range []int{1, 2, 3, 8, 17} {
 			src := make([]float32, nb*k.BlockSize)
@@ -146,7 +168,7 @@ func FuzzDotQNEON(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, sel uint8, data []byte, seed uint64) {
-		checkNEON(t, int(sel)%len(neonKernels), data, seed)
+		checkNEON(t, int(sel)%len(neonTwins), data, seed)
 	})
 }
 
@@ -155,8 +177,8 @@ func FuzzDotQNEON(f *testing.F) {
 // range), on every plain test run.
 func TestDotQNEONRandomBlocks(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	for i, nk := range neonKernels {
-		t.Run(nk.typ.String(), func(t *testing.T) {
+	for i, nk := range neonTwins {
+		t.Run(nk.name, func(t *testing.T) {
 			k, _ := Lookup(nk.typ)
 			for range 300 {
 				data := make([]byte, (1+r.IntN(40))*k.BlockBytes)
@@ -180,12 +202,12 @@ func TestDotQNEONRandomBlocks(t *testing.T) {
 // on a 4096-element row, in one run (under emulation the ratio says
 // nothing about a real CPU).
 func BenchmarkDotQNEON(b *testing.B) {
-	for _, nk := range neonKernels {
+	for _, nk := range neonTwins {
 		for _, impl := range []struct {
 			name string
 			f    func(xq, w []byte) float32
 		}{{"neon", nk.neon}, {"go", nk.pure}} {
-			b.Run(nk.typ.String()+"/"+impl.name, func(b *testing.B) {
+			b.Run(nk.name+"/"+impl.name, func(b *testing.B) {
 				k, x, w := benchInputs(b, nk.typ)
 				xq := make([]byte, k.ActRowBytes(benchRow))
 				k.QuantizeAct(xq, x)

@@ -41,53 +41,77 @@ var (
 // simdName names the instruction set the integer dot products use.
 var simdName = map[bool]string{true: "neon+sdot", false: "neon"}[hasSDOT]
 
-// rowsFunc is the signature of the assembly kernels (dotq_arm64.s): for
-// rows consecutive weight rows of nb blocks at w, out[r] = the dot
-// product with the nb activation blocks at x; tab is the binary16 table.
-type rowsFunc func(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
-
-// neonAsm holds, for each type with NEON kernels, its activation and
-// weight block sizes and its ARMv8.0 and SDOT kernels.
-var neonAsm = map[Type]struct {
-	act, wb    int
-	base, sdot rowsFunc
-}{
-	Q8_0: {q8_0Bytes, q8_0Bytes, q8_0RowsNEON, q8_0RowsSDOT},
-	Q4_K: {q8_KBytes, q4_KBytes, q4_KRowsNEON, q4_KRowsSDOT},
-	Q6_K: {q8_KBytes, q6_KBytes, q6_KRowsNEON, q6_KRowsSDOT},
+// neonBlocks gives, for each type with NEON kernels, the bytes of an
+// activation block and of a weight block.
+var neonBlocks = map[Type][2]int{
+	Q8_0: {q8_0Bytes, q8_0Bytes},
+	Q4_K: {q8_KBytes, q4_KBytes},
+	Q6_K: {q8_KBytes, q6_KBytes},
 }
 
 // neonDot returns the NEON DotQ of t, with SDOT or without.
 func neonDot(t Type, sdot bool) func(xq, w []byte) float32 {
-	rows := neonRowsOf(t, sdot)
+	act, wb := neonSizes(t)
 	return func(xq, w []byte) float32 {
-		var out [1]float32
-		rows(out[:], xq, w)
-		return out[0]
+		nb := len(xq) / act
+		if nb == 0 {
+			return 0
+		}
+		_ = w[nb*wb-1]
+		var out float32
+		neonCall(t, sdot, &xq[0], &w[0], nb, &out, 1)
+		return out
 	}
+}
+
+// neonSizes returns the bytes of an activation block and of a weight
+// block of t, which must have NEON kernels.
+func neonSizes(t Type) (act, wb int) {
+	blocks, ok := neonBlocks[t]
+	if !ok {
+		panic("quant: no NEON kernel for " + t.String())
+	}
+	return blocks[0], blocks[1]
 }
 
 // neonRowsOf returns the NEON DotQRows of t, with SDOT or without: one
 // call into the assembly for all the rows.
 func neonRowsOf(t Type, sdot bool) func(out []float32, xq, w []byte) {
-	k, ok := neonAsm[t]
-	if !ok {
-		panic("quant: no NEON kernel for " + t.String())
-	}
-	f := k.base
-	if sdot {
-		f = k.sdot
-	}
+	act, wb := neonSizes(t)
 	return func(out []float32, xq, w []byte) {
-		nb := len(xq) / k.act
+		nb := len(xq) / act
 		if nb == 0 || len(out) == 0 {
 			clear(out)
 			return
 		}
-		_ = w[len(out)*nb*k.wb-1] // every row is there
-		f(&xq[0], &w[0], nb, f16Table, &out[0], len(out))
+		_ = w[len(out)*nb*wb-1] // every row is there
+		neonCall(t, sdot, &xq[0], &w[0], nb, &out[0], len(out))
 	}
 }
+
+// neonCall runs the assembly kernel of t: for rows consecutive weight
+// rows of nb blocks at w, out[r] = the dot product with the nb activation
+// blocks at x. The calls are static so that the outputs, which the
+// assembly does not keep, stay on the caller's stack.
+func neonCall(t Type, sdot bool, x, w *byte, nb int, out *float32, rows int) {
+	switch {
+	case t == Q8_0 && sdot:
+		q8_0RowsSDOT(x, w, nb, f16Table, out, rows)
+	case t == Q8_0:
+		q8_0RowsNEON(x, w, nb, f16Table, out, rows)
+	case t == Q4_K && sdot:
+		q4_KRowsSDOT(x, w, nb, f16Table, out, rows)
+	case t == Q4_K:
+		q4_KRowsNEON(x, w, nb, f16Table, out, rows)
+	case t == Q6_K && sdot:
+		q6_KRowsSDOT(x, w, nb, f16Table, out, rows)
+	case t == Q6_K:
+		q6_KRowsNEON(x, w, nb, f16Table, out, rows)
+	}
+}
+
+// The assembly kernels (dotq_arm64.s), the ARMv8.0 ones (NEON) and the
+// dot-product ones (SDOT); tab is the binary16 table.
 
 //go:noescape
 func q8_0RowsNEON(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)

@@ -5,8 +5,8 @@ package quant
 import "golang.org/x/sys/cpu"
 
 // The integer dot products on arm64: NEON assembly (dotq_arm64.s) for
-// the Q8_0, Q4_K and Q6_K weights, the types of the models people run on
-// phones and small boards; pure Go for the others. NEON (Advanced SIMD)
+// the Q8_0, Q4_0, Q4_K and Q6_K weights, the types of the models people
+// run on phones and small boards; pure Go for the others. NEON (Advanced SIMD)
 // is part of every ARMv8-A CPU, so the base kernels use only ARMv8.0
 // instructions and need no feature check; CPUs with the dot-product
 // extension (SDOT, optional from ARMv8.2, in most phones since 2018) get
@@ -17,24 +17,25 @@ import "golang.org/x/sys/cpu"
 // (x/sys/cpu calls the feature ASIMDDP).
 var hasSDOT = cpu.ARM64.HasASIMDDP
 
-// The integer dot products: NEON for Q8_0, Q4_K and Q6_K, pure Go for the
-// rest (register then loops over DotQ for DotQRows).
+// The integer dot products: NEON for Q8_0, Q4_0, Q4_K and Q6_K, pure Go
+// for the rest (register then loops over DotQ for DotQRows).
 var (
 	dotQ8_0Impl = neonDot(Q8_0, hasSDOT)
+	dotQ4_0Impl = neonDot(Q4_0, hasSDOT)
 	dotQ4_KImpl = neonDot(Q4_K, hasSDOT)
 	dotQ6_KImpl = neonDot(Q6_K, hasSDOT)
 
 	rowsQ8_0Impl = neonRowsOf(Q8_0, hasSDOT)
+	rowsQ4_0Impl = neonRowsOf(Q4_0, hasSDOT)
 	rowsQ4_KImpl = neonRowsOf(Q4_K, hasSDOT)
 	rowsQ6_KImpl = neonRowsOf(Q6_K, hasSDOT)
 
-	dotQ4_0Impl = dotQ4_0Go
 	dotQ5_0Impl = dotQ5_0Go
 	dotQ4_1Impl = dotQ4_1Go
 	dotQ5_1Impl = dotQ5_1Go
 	dotQ5_KImpl = dotQ5_KGo
 
-	rowsQ4_0Impl, rowsQ5_0Impl, rowsQ4_1Impl, rowsQ5_1Impl,
+	rowsQ5_0Impl, rowsQ4_1Impl, rowsQ5_1Impl,
 	rowsQ5_KImpl func(out []float32, xq, w []byte)
 )
 
@@ -45,6 +46,7 @@ var simdName = map[bool]string{true: "neon+sdot", false: "neon"}[hasSDOT]
 // activation block and of a weight block.
 var neonBlocks = map[Type][2]int{
 	Q8_0: {q8_0Bytes, q8_0Bytes},
+	Q4_0: {q8_0Bytes, q4_0Bytes},
 	Q4_K: {q8_KBytes, q4_KBytes},
 	Q6_K: {q8_KBytes, q6_KBytes},
 }
@@ -99,6 +101,10 @@ func neonCall(t Type, sdot bool, x, w *byte, nb int, out *float32, rows int) {
 		q8_0RowsSDOT(x, w, nb, f16Table, out, rows)
 	case t == Q8_0:
 		q8_0RowsNEON(x, w, nb, f16Table, out, rows)
+	case t == Q4_0 && sdot:
+		q4_0RowsSDOT(x, w, nb, f16Table, out, rows)
+	case t == Q4_0:
+		q4_0RowsNEON(x, w, nb, f16Table, out, rows)
 	case t == Q4_K && sdot:
 		q4_KRowsSDOT(x, w, nb, f16Table, out, rows)
 	case t == Q4_K:
@@ -118,6 +124,12 @@ func q8_0RowsNEON(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows 
 
 //go:noescape
 func q8_0RowsSDOT(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+
+//go:noescape
+func q4_0RowsNEON(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+
+//go:noescape
+func q4_0RowsSDOT(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
 
 //go:noescape
 func q4_KRowsNEON(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)

@@ -155,6 +155,67 @@ TEXT ·q8_0RowsNEON(SB), NOSPLIT, $0-48
 TEXT ·q8_0RowsSDOT(SB), NOSPLIT, $0-48
 	Q8_0_ROWS(SDOT32)
 
+// Q4_0 weights (18-byte blocks: d binary16, 16 bytes of nibbles; element
+// j < 16 the low nibble of byte j, element 16+j the high one, each minus
+// 8) × Q8_0 activations.
+
+// Q4_0_BLOCK does one block into the float accumulator Vacc: the product
+// of the scales in F16, the nibbles minus 8 in V8, V9 (V29 the nibble
+// mask, V28 eights), the integer sums in V18.
+#define Q4_0_BLOCK(dot32, acc) \
+	SCALE(0, R0, R6, F16) \
+	SCALE(0, R1, R7, F17) \
+	FMULS F17, F16, F16 \
+	ADD   $2, R0 \
+	ADD   $2, R1 \
+	VLD1.P 32(R0), [V0.B16, V1.B16] \
+	VLD1.P 16(R1), [V2.B16] \
+	VAND  V29.B16, V2.B16, V8.B16 \
+	VUSHR $4, V2.B16, V9.B16 \
+	VSUB  V28.B16, V8.B16, V8.B16 \
+	VSUB  V28.B16, V9.B16, V9.B16 \
+	dot32(8, 9, 0, 1, 18) \
+	SCVTF4(18, 18) \
+	FMLA_E0(16, 18, acc)
+
+// Q4_0_ROWS is the body of a Q4_0 kernel: two blocks at a time into two
+// accumulators.
+#define Q4_0_ROWS(dot32) \
+	ARGS \
+	VMOVI $15, V29.B16 \
+	VMOVI $8, V28.B16 \
+q40row: \
+	CBZ  R5, q40end \
+	MOVD x+0(FP), R0 \
+	MOVD nb+16(FP), R2 \
+	VEOR V30.B16, V30.B16, V30.B16 \
+	VEOR V31.B16, V31.B16, V31.B16 \
+q40loop2: \
+	CMP  $2, R2 \
+	BLT  q40tail \
+	Q4_0_BLOCK(dot32, 30) \
+	Q4_0_BLOCK(dot32, 31) \
+	SUB  $2, R2 \
+	B    q40loop2 \
+q40tail: \
+	CBZ  R2, q40done \
+	Q4_0_BLOCK(dot32, 30) \
+q40done: \
+	FADD4(31, 30, 30) \
+	REDUCE(30, F30) \
+	SUB  $1, R5 \
+	B    q40row \
+q40end: \
+	RET
+
+// func q4_0RowsNEON(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q4_0RowsNEON(SB), NOSPLIT, $0-48
+	Q4_0_ROWS(MUL32)
+
+// func q4_0RowsSDOT(x, w *byte, nb int, tab *[1 << 16]float32, out *float32, rows int)
+TEXT ·q4_0RowsSDOT(SB), NOSPLIT, $0-48
+	Q4_0_ROWS(SDOT32)
+
 // Q4_K weights (144-byte blocks at R1: d, dmin binary16, 12 bytes of
 // packed six-bit scales and minimums, 128 bytes of nibbles) × Q8_K
 // activations (292-byte blocks at R0: d float32, 256 int8, 16 int16

@@ -30,7 +30,7 @@ var neonTwins = func() []neonTwin {
 		for _, p := range []struct {
 			typ  Type
 			pure func(xq, w []byte) float32
-		}{{Q8_0, dotQ8_0Go}, {Q4_K, dotQ4_KGo}, {Q6_K, dotQ6_KGo}} {
+		}{{Q8_0, dotQ8_0Go}, {Q4_0, dotQ4_0Go}, {Q4_K, dotQ4_KGo}, {Q6_K, dotQ6_KGo}} {
 			name := p.typ.String()
 			if sdot {
 				name += "-sdot"

@@ -213,6 +213,11 @@ func ParseAll(exprs []string) ([]Rule, error) {
 //	              own queue and prefill, where it sent them)        time
 //	server_tpot   ServerTPOTMs (per request: the server's own decode
 //	              time per token, where it sent it)                 time
+//	painted_ttft  PaintedTTFTMs (per request, browser runs: click
+//	              to first paint)                                   time
+//	paint_gap     PaintGapMs (pooled: pauses between paints)        time
+//	render_overhead  RenderOverheadMs (pooled: paint − arrival)     time
+//	long_frame    LongFrameMs (pooled: long animation frames)       time
 //	errors        rate: Errors ÷ Requests; count: Errors   rate, count  %, none
 //	tokens_per_event  mean: TokensPerEvent (pooled ratio);
 //	              max: the largest ratio of one request      mean, max    none

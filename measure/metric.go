@@ -58,7 +58,7 @@ const (
 // Pooled reports whether m gives many values per request.
 func (m Metric) Pooled() bool {
 	switch m {
-	case Gap, TokenInterval, VisibleGap:
+	case Gap, TokenInterval, VisibleGap, PaintGap, RenderOverhead, LongFrame:
 		return true
 	}
 	return false
@@ -109,6 +109,8 @@ func (v *View) Values(m Metric) []float64 {
 		return v.TokenIntervalsMs
 	case VisibleGap:
 		return v.VisibleGapsMs
+	case PaintedTTFT, PaintGap, RenderOverhead, LongFrame:
+		return v.Painted.values(m)
 	}
 	return nil
 }
@@ -165,7 +167,8 @@ func Aggregate(views []View) runfile.Group {
 
 // summarised are the metrics whose distribution a summary group keeps.
 var summarised = []Metric{TTFT, TPOT, TPOTStd, Gap, TokenInterval, E2E, VisibleTTFT, VisibleGap,
-	TTFTNetwork, ServerTPOT, ScheduleLag, ScheduledTTFT, ScheduledE2E}
+	TTFTNetwork, ServerTPOT, ScheduleLag, ScheduledTTFT, ScheduledE2E,
+	PaintedTTFT, PaintGap, RenderOverhead, LongFrame}
 
 // Field returns the distribution of m that a summary group keeps, nil for
 // a metric it keeps none of (max_gap, tokens_per_event: a group holds
@@ -198,6 +201,14 @@ func Field(g *runfile.Group, m Metric) *stats.Distribution {
 		return &g.ScheduledTTFTMs
 	case ScheduledE2E:
 		return &g.ScheduledE2EMs
+	case PaintedTTFT:
+		return &g.PaintedTTFTMs
+	case PaintGap:
+		return &g.PaintGapMs
+	case RenderOverhead:
+		return &g.RenderOverheadMs
+	case LongFrame:
+		return &g.LongFrameMs
 	}
 	return nil
 }
@@ -257,6 +268,7 @@ func Summarize(run *runfile.Run) {
 			run.Summary.Categories[s.Category] = Group(run, s)
 		}
 	}
+	run.Summary.Renders = renderGroups(run)
 }
 
 // Batched reports whether g's requests carried several tokens per event on

@@ -210,6 +210,9 @@ type Config struct {
 	// --ignore-eos, --extra-body), exactly as sent; nil when nothing was,
 	// and the server sampled with its own defaults.
 	Request *api.RequestOptions `json:"request,omitempty"`
+	// Browser is set for a browser run (bench --browser): the page,
+	// render strategies, CPU throttling and the relay's added time.
+	Browser *Browser `json:"browser,omitempty"`
 }
 
 // ColdStart is the target's cold-start breakdown, in milliseconds.
@@ -288,6 +291,9 @@ type Request struct {
 	ServerTimesNS []int64 `json:"server_times_ns,omitempty"`
 	// Server is the server's own split of the request, when sent.
 	Server *ServerTimings `json:"server,omitempty"`
+	// Paint is what the page measured of the request in a browser run
+	// (bench --browser): insertion and paint per token; nil otherwise.
+	Paint *Paint `json:"paint,omitempty"`
 }
 
 // ServerTimings is the server's split of a request, in ns.
@@ -329,6 +335,9 @@ type Summary struct {
 	Overall    Group            `json:"overall"`
 	Cold       *Group           `json:"cold,omitempty"`
 	Categories map[string]Group `json:"categories"`
+	// Renders holds, for a browser run of several render strategies, the
+	// overall scope of each strategy's requests.
+	Renders map[string]Group `json:"renders,omitempty"`
 }
 
 // Group is the aggregate of a set of requests. Distributions are in ms.
@@ -387,6 +396,13 @@ type Group struct {
 	SpanS            float64 `json:"span_s,omitempty"`
 	RequestsPerS     float64 `json:"requests_per_s,omitempty"`
 	OutputTokensPerS float64 `json:"output_tokens_per_s,omitempty"`
+	// PaintedTTFTMs, PaintGapMs, RenderOverheadMs and LongFrameMs are the
+	// measured visible metrics of a browser run (package measure defines
+	// them); count 0 otherwise.
+	PaintedTTFTMs    stats.Distribution `json:"painted_ttft_ms,omitzero"`
+	PaintGapMs       stats.Distribution `json:"paint_gap_ms,omitzero"`
+	RenderOverheadMs stats.Distribution `json:"render_overhead_ms,omitzero"`
+	LongFrameMs      stats.Distribution `json:"long_frame_ms,omitzero"`
 }
 
 // ErrorRate returns errors ÷ requests of g, 0 when it has no requests.
@@ -488,6 +504,10 @@ type FollowUp struct {
 	// alone.
 	TTFTNS      int64 `json:"ttft_ns"`
 	AloneTTFTNS int64 `json:"alone_ttft_ns"`
+	// OldPaintsAfterClick is, in a browser run, how many tokens of the
+	// interrupted answer were painted after the follow-up's click (must
+	// be 0); nil outside a browser run.
+	OldPaintsAfterClick *int `json:"old_paints_after_click,omitempty"`
 }
 
 // Load reads and validates a run file.

@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/internal/browser"
 	"github.com/tokenpulse/tokenpulse/internal/chatpage"
 	"github.com/tokenpulse/tokenpulse/internal/mock"
 	"github.com/tokenpulse/tokenpulse/internal/server"
 	"github.com/tokenpulse/tokenpulse/measure"
-	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/suite"
 )
 
@@ -55,16 +56,161 @@ func start(t *testing.T, cfg Config) *Session {
 
 var prompt = suite.Prompt{ID: "p1", Category: "chat", Text: "Tell me a story."}
 
-func TestSmoke(t *testing.T) {
-	url := startMock(t, mock.Profile{TTFT: 100 * time.Millisecond, ITL: 20 * time.Millisecond, Tokens: 20})
+// frameMs is one frame at 60 Hz; margin is the small allowance beyond it
+// for the compositor to present the frame.
+const (
+	frameMs  = 1000.0 / 60
+	marginMs = 15.0
+)
+
+// TestClickToFirstPaint holds every measured click-to-first-paint against
+// the network TTFT of the same request, in the same page clock: a paint
+// cannot precede the arrival of its text, and a page that inserts as soon
+// as text arrives (per-token) or at the next frame (frame) paints it
+// within a frame.
+func TestClickToFirstPaint(t *testing.T) {
+	const ttft = 150 * time.Millisecond
+	url := startMock(t, mock.Profile{TTFT: ttft, ITL: 20 * time.Millisecond, Tokens: 8})
 	s := start(t, Config{Target: url})
-	for _, r := range chatpage.Renders {
-		q, err := s.Ask(t.Context(), prompt, r)
+	for _, render := range []string{chatpage.RenderPerToken, chatpage.RenderFrame} {
+		for i := range 4 {
+			q, err := s.Ask(t.Context(), prompt, render)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !q.OK() || !q.Paint.Trusted {
+				t.Fatalf("%s #%d: error %q, trusted click %v", render, i, q.Error, q.Paint.Trusted)
+			}
+			v := measure.Of(&q, stats.DefaultDisplay)
+			if v.TTFTMs < millis(ttft) {
+				t.Errorf("%s #%d: network TTFT %.1f ms from the click, below the mock's %v", render, i, v.TTFTMs, ttft)
+			}
+			if !v.Painted.Has {
+				t.Fatalf("%s #%d: nothing painted", render, i)
+			}
+			if d := v.Painted.TTFTMs - v.TTFTMs; d < 0 || d > frameMs+marginMs {
+				t.Errorf("%s #%d: painted TTFT %.1f ms, network TTFT %.1f ms: the paint is %.1f ms after the arrival, want 0..%.1f", render, i, v.Painted.TTFTMs, v.TTFTMs, d, frameMs+marginMs)
+			}
+			if got, want := len(q.Paint.PaintNS), len(q.TokenTimesNS); got != want {
+				t.Errorf("%s #%d: %d paint times for %d events", render, i, got, want)
+			}
+		}
+	}
+}
+
+func millis(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// TestBusyAppendStalls is the method's render finding, measured: a page
+// whose every DOM insertion costs 40 ms (twice the mock's 20 ms ITL)
+// stalls when it appends each token as it arrives, while the server's
+// gaps stay at the ITL; batching per frame, one insertion per frame,
+// removes the stalls. The busy wait is also a known render delay: no
+// token can be painted less than 40 ms after its insertion.
+func TestBusyAppendStalls(t *testing.T) {
+	const (
+		itl    = 20 * time.Millisecond
+		busy   = 40 * time.Millisecond
+		tokens = 30
+	)
+	url := startMock(t, mock.Profile{TTFT: 50 * time.Millisecond, ITL: itl, Tokens: tokens})
+	s := start(t, Config{Target: url, Busy: busy})
+	views := map[string]measure.View{}
+	for _, render := range []string{chatpage.RenderPerToken, chatpage.RenderFrame} {
+		q, err := s.Ask(t.Context(), prompt, render)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := measure.Of(&q, measure.Display(&runfile.Run{}))
-		t.Logf("%s: ttft %.1f painted %.1f gaps %v overhead %v src %v trusted %v err %q", r, v.TTFTMs, v.Painted.TTFTMs, v.Painted.GapsMs, v.Painted.OverheadMs, q.Paint.PaintSources, q.Paint.Trusted, q.Error)
+		if !q.OK() || len(q.TokenTimesNS) != tokens {
+			t.Fatalf("%s: error %q, %d events", render, q.Error, len(q.TokenTimesNS))
+		}
+		// The network's rhythm: the server's emit gaps stay at the ITL.
+		var emit []float64
+		for i := 1; i < len(q.ServerTimesNS); i++ {
+			emit = append(emit, float64(q.ServerTimesNS[i]-q.ServerTimesNS[i-1])/1e6)
+		}
+		if p50 := stats.Describe(emit).P50; p50 < millis(itl)-2 || p50 > millis(itl)+2 {
+			t.Errorf("%s: server gap p50 %.1f ms, want the mock's ITL %v", render, p50, itl)
+		}
+		for i, in := range q.Paint.InsertNS {
+			if p := q.Paint.PaintNS[i]; in < 0 || p < 0 || float64(p-in)/1e6 < millis(busy)-0.5 {
+				t.Errorf("%s: token %d inserted at %d ns, painted at %d ns: want a paint at least %v after its insertion", render, i, in, p, busy)
+			}
+		}
+		views[render] = measure.Of(&q, stats.DefaultDisplay)
 	}
-	t.Logf("%+v", s.Info())
+	per, frame := views[chatpage.RenderPerToken], views[chatpage.RenderFrame]
+	maxOf := func(xs []float64) float64 { return stats.Describe(xs).Max }
+	// Appending per token, each token costs 40 ms, so the last paint
+	// comes at least tokens·40 ms after the first insertion: twice the
+	// answer's arrival.
+	first := float64(per.Req.Paint.InsertNS[0]) / 1e6
+	if span, want := q0(per)-first, float64(tokens)*millis(busy); span < want-1 {
+		t.Errorf("per-token: last paint %.0f ms after the first insertion, want at least %.0f (each token's 40 ms insertion)", span, want)
+	}
+	if g := maxOf(per.Painted.GapsMs); g < 3*millis(busy) {
+		t.Errorf("per-token: longest paint gap %.1f ms, want a stall of at least %v (several insertions in one task)", g, 3*busy)
+	}
+	if a, b := maxOf(per.Painted.GapsMs), maxOf(frame.Painted.GapsMs); b > a/2 {
+		t.Errorf("frame: longest paint gap %.1f ms, want well under per-token's %.1f ms", b, a)
+	}
+	if p50 := stats.Describe(frame.Painted.GapsMs).P50; p50 > millis(busy)+2*frameMs {
+		t.Errorf("frame: paint gap p50 %.1f ms, want at most one 40 ms insertion and two frames (%.1f ms)", p50, millis(busy)+2*frameMs)
+	}
+	t.Logf("paint gap max: per-token %.0f ms, frame %.0f ms; server gap %v", maxOf(per.Painted.GapsMs), maxOf(frame.Painted.GapsMs), itl)
+}
+
+// q0 returns the last paint of v, in ms from the click.
+func q0(v measure.View) float64 {
+	last := 0.0
+	for _, p := range v.Req.Paint.PaintNS {
+		last = max(last, float64(p)/1e6)
+	}
+	return last
+}
+
+// TestRapidFirePaintsNoOldToken asks, interrupts and asks again by real
+// clicks: the page must abort the old answer and paint none of its
+// tokens after the new click, and paint every token of the new one.
+func TestRapidFirePaintsNoOldToken(t *testing.T) {
+	// An ITL above the debounce's 16 ms, so that debounce16 paints while
+	// the answer streams.
+	url := startMock(t, mock.Profile{TTFT: 30 * time.Millisecond, ITL: 25 * time.Millisecond, Tokens: 60})
+	s := start(t, Config{Target: url})
+	for _, render := range chatpage.Renders {
+		p2 := suite.Prompt{ID: "p2", Category: "chat", Text: "And another."}
+		reqs, scen, err := s.Run(t.Context(), Plan{Prompts: []suite.Prompt{prompt, p2, prompt, p2}, Renders: []string{render}, Scenario: bench.ScenarioRapidFire})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(scen.FollowUps) != 2 || len(reqs) != 6 {
+			t.Fatalf("%s: %d follow-ups, %d requests, want 2 and 6", render, len(scen.FollowUps), len(reqs))
+		}
+		for _, fu := range scen.FollowUps {
+			a, b := &reqs[fu.Interrupted], &reqs[fu.FollowUp]
+			if fu.OldPaintsAfterClick == nil || *fu.OldPaintsAfterClick != 0 {
+				t.Errorf("%s: old tokens painted after the new click: %v", render, fu.OldPaintsAfterClick)
+			}
+			if !a.Aborted || a.Error != "" || len(a.TokenTimesNS) >= 60 {
+				t.Errorf("%s: interrupted answer aborted %v, error %q, %d of 60 tokens: want it cut short", render, a.Aborted, a.Error, len(a.TokenTimesNS))
+			}
+			painted := 0
+			for _, p := range a.Paint.PaintNS {
+				if p >= 0 {
+					painted++
+				}
+			}
+			if painted == 0 {
+				t.Errorf("%s: no token of the interrupted answer was painted before the click", render)
+			}
+			if !b.OK() || len(b.TokenTimesNS) != 60 || measure.StalePaints(a, b) != 0 {
+				t.Errorf("%s: follow-up error %q, %d events", render, b.Error, len(b.TokenTimesNS))
+			}
+			for i, p := range b.Paint.PaintNS {
+				if p < 0 {
+					t.Errorf("%s: follow-up token %d never painted", render, i)
+					break
+				}
+			}
+		}
+	}
 }

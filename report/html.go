@@ -68,6 +68,9 @@ type htmlView struct {
 	ScenarioSummary string
 	ScenarioColumns []string
 	ScenarioRows    [][]string
+	// Browser is the section of a browser run (model against
+	// measurement, three-layer timelines); nil otherwise.
+	Browser *browserView
 }
 
 type tableRowView struct {
@@ -228,6 +231,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	for _, t := range Timelines(r, o) {
 		v.Timelines = append(v.Timelines, chartView{t.Name, t.Title, template.HTML(t.SVG)})
 	}
+	v.Browser = newBrowserView(r, o)
 	v.NoOffenders = len(crossed) == 0
 	v.MaxTimelines = o.maxTimelines()
 	offenders := map[int]bool{}

@@ -29,8 +29,8 @@ func newBrowserView(r *runfile.Run, o Options) *browserView {
 		return nil
 	}
 	v := &browserView{
-		Note: fmt.Sprintf("Measured in %s (CPU throttle %g×) on %s; the relay that served the page added %s ms per chunk at p50 (%s at max); the page's clock was aligned with the Unix clock to ±%.2f ms. Painted times are Element Timing's renderTime of each token's span where the browser reported one, else the end of the first frame after its insertion.",
-			b.Chromium, b.CPUThrottle, pageName(b), fmtMS(b.RelayHoldMs.P50), fmtMS(b.RelayHoldMs.Max), float64(b.ClockUncertaintyNS)/1e6),
+		Note: fmt.Sprintf("Measured in %s (CPU throttle %g×) on %s; the relay that served the page held each request and chunk %.2f ms at p50 (%.2f ms at max); the page's clock was aligned with the Unix clock to ±%.2f ms. Painted times are Element Timing's renderTime of each token's span where the browser reported one, else the end of the first frame after its insertion.",
+			b.Chromium, b.CPUThrottle, pageName(b), b.RelayHoldMs.P50, b.RelayHoldMs.Max, float64(b.ClockUncertaintyNS)/1e6),
 		Columns: []string{"render", "reqs", "ttft p50 (network)", "visible ttft p50 model", "painted ttft p50 measured", "visible gap p95 model", "paint gap p95 measured", "paint gap max", "render overhead p50 / p95", "long frames"},
 	}
 	row := func(name string, g runfile.Group) []string {

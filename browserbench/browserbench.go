@@ -72,6 +72,8 @@ type Session struct {
 	tab    context.Context
 	cancel context.CancelFunc
 	info   runfile.Browser
+	// page is a team's own page (StartPage); nil on tokenpulse's.
+	page *Page
 }
 
 // Start starts the relay and Chromium, opens the page and aligns the
@@ -134,6 +136,17 @@ func (s *Session) open() error {
 	if !c.Ready {
 		return errors.New("the chat page did not start (window.tokenpulse missing)")
 	}
+	if err := s.setup("embedded"); err != nil {
+		return err
+	}
+	s.info.Relay = s.relay.URL()
+	s.info.ElementTiming, s.info.LongAnimationFrames = c.Element, c.LoAF
+	return nil
+}
+
+// setup sets the CPU throttling and measures the browser's version and
+// the clock offset of the page now open.
+func (s *Session) setup(pageName string) error {
 	if s.cfg.CPUThrottle > 1 {
 		if _, err := chromedp.Call(s.tab, emulation.SetCPUThrottlingRate, emulation.SetCPUThrottlingRateParams{Rate: s.cfg.CPUThrottle}); err != nil {
 			return fmt.Errorf("CPU throttling: %w", err)
@@ -148,9 +161,8 @@ func (s *Session) open() error {
 		return err
 	}
 	s.info = runfile.Browser{
-		Chromium: v.Product, CPUThrottle: s.cfg.CPUThrottle, Page: "embedded", Relay: s.relay.URL(),
+		Chromium: v.Product, CPUThrottle: s.cfg.CPUThrottle, Page: pageName,
 		ClockOffsetNS: off, ClockUncertaintyNS: unc,
-		ElementTiming: c.Element, LongAnimationFrames: c.LoAF,
 	}
 	return nil
 }
@@ -181,7 +193,9 @@ func (s *Session) clockOffset() (offset, uncertainty int64, err error) {
 // the relay's holds so far.
 func (s *Session) Info() runfile.Browser {
 	info := s.info
-	info.RelayHoldMs = stats.Describe(s.relay.Holds())
+	if s.relay != nil {
+		info.RelayHoldMs = stats.Describe(s.relay.Holds())
+	}
 	return info
 }
 
@@ -190,7 +204,9 @@ func (s *Session) Close() {
 	if s.cancel != nil {
 		s.cancel()
 	}
-	s.relay.Close()
+	if s.relay != nil {
+		s.relay.Close()
+	}
 }
 
 // prepared is what the page's next click sends (tokenpulse.prepare).
@@ -207,6 +223,9 @@ type prepared struct {
 // for the answer and its paints, and returns its record. The error is
 // the browser's; a failed answer is a request with Error set.
 func (s *Session) Ask(ctx context.Context, p suite.Prompt, render string) (runfile.Request, error) {
+	if s.page != nil {
+		return s.askPage(ctx, p)
+	}
 	id, err := s.click(p, render)
 	if err != nil {
 		return runfile.Request{}, err

@@ -214,3 +214,46 @@ func TestRapidFirePaintsNoOldToken(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnPage measures tokenpulse's chat page as a team's own page would
+// be measured (typed prompt, real click, watched output): every answer is
+// seen, its text growth painted no earlier than the network chunk that
+// brought it and within a frame of it, and the click is trusted.
+func TestOwnPage(t *testing.T) {
+	needChromium(t)
+	const ttft = 120 * time.Millisecond
+	url := startMock(t, mock.Profile{TTFT: ttft, ITL: 20 * time.Millisecond, Tokens: 12})
+	relay, err := NewRelay(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relay.Close()
+	s, err := StartPage(t.Context(), Config{}, Page{URL: relay.URL() + "/?render=per-token", Input: "#prompt", Send: "#send", Output: "#answer", Quiet: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 3 {
+		q, err := s.Ask(t.Context(), prompt, RenderPage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !q.OK() || !q.Paint.Trusted || q.Paint.Render != RenderPage {
+			t.Fatalf("#%d: error %q, trusted %v, render %q", i, q.Error, q.Paint.Trusted, q.Paint.Render)
+		}
+		// Per-token rendering: one growth per token, each its own task.
+		if n := len(q.TokenTimesNS); n < 2 || n > 12 {
+			t.Errorf("#%d: %d growths of the output for 12 tokens", i, n)
+		}
+		v := measure.Of(&q, stats.DefaultDisplay)
+		if v.TTFTMs < millis(ttft) {
+			t.Errorf("#%d: network TTFT %.1f ms from the click, below the mock's %v", i, v.TTFTMs, ttft)
+		}
+		if d := v.Painted.TTFTMs - v.TTFTMs; !v.Painted.Has || d < 0 || d > frameMs+marginMs {
+			t.Errorf("#%d: painted TTFT %.1f ms, network TTFT %.1f ms: want the paint within 0..%.1f ms of the arrival", i, v.Painted.TTFTMs, v.TTFTMs, frameMs+marginMs)
+		}
+	}
+	if got := s.Info(); got.Page != relay.URL()+"/?render=per-token" || got.Output != "#answer" {
+		t.Errorf("session info %+v: want the page and its selectors", got)
+	}
+}

@@ -21,18 +21,25 @@ type browserFlags struct {
 	on          bool
 	render      []string
 	cpuThrottle float64
+	// A team's own page (--page): its URL and the selectors of its
+	// prompt input, send button and output element.
+	page, input, send, output string
 }
 
 func (b *browserFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&b.on, "browser", false, "measure what the eye sees: ask through tokenpulse's chat page in headless Chromium (apt-get install chromium), clicking send for real, and record each token's arrival, DOM insertion and paint in the page")
 	fl.StringSliceVar(&b.render, "render", []string{chatpage.RenderFrame}, "with --browser, the page's render strategies, run one after another: per-token (append each token as it arrives), frame (batch per animation frame), debounce16 (flush 16 ms after the last token)")
+	fl.StringVar(&b.page, "page", "", "with --browser, measure your own web app at this URL instead of tokenpulse's chat page: type each prompt into --input, click --send, watch --output (--url names the endpoint the app talks to, for the record)")
+	fl.StringVar(&b.input, "input", "", "with --page, the CSS selector of the prompt input")
+	fl.StringVar(&b.send, "send", "", "with --page, the CSS selector of the send button")
+	fl.StringVar(&b.output, "output", "", "with --page, the CSS selector of the element the answer streams into")
 	fl.Float64Var(&b.cpuThrottle, "cpu-throttle", 1, "with --browser, Chromium's CPU slowdown factor (4: a device about four times slower), standing in for slower device tiers")
 }
 
 // validate checks the browser flags against the rest of bench's.
 func (b *browserFlags) validate(fs *pflag.FlagSet, f *benchFlags) error {
 	if !b.on {
-		for _, name := range []string{"render", "cpu-throttle"} {
+		for _, name := range []string{"render", "cpu-throttle", "page", "input", "send", "output"} {
 			if fs.Changed(name) {
 				return fmt.Errorf("--%s needs --browser", name)
 			}
@@ -61,6 +68,26 @@ func (b *browserFlags) validate(fs *pflag.FlagSet, f *benchFlags) error {
 	case f.tokenizer != "":
 		return errors.New("--browser counts tokens from the server's counts or usage: it takes no --tokenizer")
 	}
+	if b.page == "" {
+		for _, name := range []string{"input", "send", "output"} {
+			if fs.Changed(name) {
+				return fmt.Errorf("--%s needs --page", name)
+			}
+		}
+		return nil
+	}
+	switch {
+	case !strings.HasPrefix(b.page, "http://") && !strings.HasPrefix(b.page, "https://"):
+		return fmt.Errorf("--page must be an http(s) URL, not %q", b.page)
+	case b.input == "" || b.send == "" || b.output == "":
+		return errors.New("--page needs --input, --send and --output (CSS selectors)")
+	case fs.Changed("render"):
+		return errors.New("--page renders as the page does: it takes no --render")
+	case f.scenario != "":
+		return errors.New("--page runs the suite sample: rapid-fire needs tokenpulse's chat page")
+	case f.url == "":
+		return errors.New("--page needs --url, the endpoint the page talks to (recorded as the target)")
+	}
 	return nil
 }
 
@@ -86,11 +113,21 @@ func (b *browserFlags) workload(run *runfile.Run, stderr interface{ Write([]byte
 		if client.APIKey != "" {
 			header.Set("Authorization", "Bearer "+client.APIKey)
 		}
-		fmt.Fprintf(stderr, "tokenpulse: starting Chromium (render %s, CPU throttle %g×) ...\n", strings.Join(b.render, ", "), b.cpuThrottle)
-		s, err := browserbench.Start(ctx, browserbench.Config{
+		bc := browserbench.Config{
 			Target: client.BaseURL, Header: header, Model: client.Model,
 			MaxTokens: cfg.MaxTokens, CPUThrottle: b.cpuThrottle, Timeout: cfg.Timeout,
-		})
+		}
+		renders := b.render
+		var s *browserbench.Session
+		var err error
+		if b.page != "" {
+			renders = []string{browserbench.RenderPage}
+			fmt.Fprintf(stderr, "tokenpulse: starting Chromium on %s (CPU throttle %g×) ...\n", b.page, b.cpuThrottle)
+			s, err = browserbench.StartPage(ctx, bc, browserbench.Page{URL: b.page, Input: b.input, Send: b.send, Output: b.output})
+		} else {
+			fmt.Fprintf(stderr, "tokenpulse: starting Chromium (render %s, CPU throttle %g×) ...\n", strings.Join(renders, ", "), b.cpuThrottle)
+			s, err = browserbench.Start(ctx, bc)
+		}
 		if err != nil {
 			return bench.Result{}, fmt.Errorf("--browser: %w", err)
 		}
@@ -98,7 +135,7 @@ func (b *browserFlags) workload(run *runfile.Run, stderr interface{ Write([]byte
 		wc := w.Config(cfg)
 		plan := browserbench.Plan{
 			Cold: wc.ColdPrompt, Warmup: wc.WarmupPrompts, Prompts: wc.Prompts,
-			Renders: b.render, Scenario: w.Scenario, Progress: cfg.Progress, Journal: cfg.Journal,
+			Renders: renders, Scenario: w.Scenario, Progress: cfg.Progress, Journal: cfg.Journal,
 		}
 		if w.Scenario == bench.ScenarioRapidFire {
 			pairs := max(w.Requests/3, 1)
@@ -106,7 +143,7 @@ func (b *browserFlags) workload(run *runfile.Run, stderr interface{ Write([]byte
 		}
 		reqs, scen, err := s.Run(ctx, plan)
 		info := s.Info()
-		info.Renders = b.render
+		info.Renders = renders
 		run.Config.Browser = &info
 		return bench.Result{Requests: reqs, Scenario: scen}, err
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"text/tabwriter"
 
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/report/svg"
@@ -148,4 +149,37 @@ func layers(q *runfile.Request, r *runfile.Run) Chart {
 	}
 	c.Text(10, 32, fmt.Sprintf("network TTFT %s ms · first paint %s ms · red: pauses over 50 ms", fmtMS(stats.Millis(q.TTFTNS)), fmtMS(measure.Of(q, measure.Display(r)).Painted.TTFTMs)), svg.A("fill", colMuted))
 	return Chart{Name: fmt.Sprintf("layers-%d", q.Index), Title: title, SVG: c.Bytes()}
+}
+
+// browser prints a browser run's model against measurement, one line per
+// render strategy.
+func (t *textWriter) browser(r *runfile.Run) {
+	v := newBrowserView(r, Options{})
+	if v == nil {
+		return
+	}
+	b := r.Config.Browser
+	t.printf("\nwhat the eye sees (%s, CPU throttle %g×; model: %g Hz frames + %g ms batching, from arrivals; measured: paints in the page)\n",
+		b.Chromium, b.CPUThrottle, measure.Display(r).FrameHz, float64(measure.Display(r).BatchNS)/1e6)
+	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for i, c := range v.Columns {
+		if i > 0 {
+			fmt.Fprint(tw, "\t")
+		}
+		fmt.Fprint(tw, c)
+	}
+	fmt.Fprint(tw, "\t\n")
+	for _, row := range v.Rows {
+		for i, c := range row {
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			fmt.Fprint(tw, c)
+		}
+		fmt.Fprint(tw, "\t\n")
+	}
+	tw.Flush()
+	if b.RelayHoldMs.Count > 0 {
+		t.printf("relay's added time: p50 %.2f ms, max %.2f ms per request or chunk; page clock aligned to ±%.2f ms\n", b.RelayHoldMs.P50, b.RelayHoldMs.Max, float64(b.ClockUncertaintyNS)/1e6)
+	}
 }

@@ -183,3 +183,13 @@ func (t *textWriter) browser(r *runfile.Run) {
 		t.printf("relay's added time: p50 %.2f ms, max %.2f ms per request or chunk; page clock aligned to ±%.2f ms\n", b.RelayHoldMs.P50, b.RelayHoldMs.Max, float64(b.ClockUncertaintyNS)/1e6)
 	}
 }
+
+// browserMethod says how a browser run measured what the eye sees.
+func browserMethod(b *runfile.Browser) string {
+	how := "tokenpulse's chat page, served from a local relay that also relayed /v1/* to the target, with each token in its own span whose paint is Element Timing's renderTime (else the end of the first frame after its insertion)"
+	if b.Page != "embedded" {
+		how = fmt.Sprintf("the page %s: the prompt typed into %s, %s clicked, and each growth of %s's text taken as an event, painted at the end of the first frame after it, arriving with the last streamed fetch chunk before it", b.Page, b.Input, b.Send, b.Output)
+	}
+	return fmt.Sprintf("This run was measured in headless %s (CPU throttle %g×) on %s. Each request began with a real click dispatched through Chromium's input pipeline; t_start is its event.timeStamp, and every time is in the page's clock from it: arrivals are the fetch reader's chunks. Painted TTFT is the first paint less the click; paint gaps are the pauses between successive paints that showed new text; render overhead is each token's paint less its arrival; long frames are the long animation frames (over 50 ms) meanwhile. The modelled visible metrics above are derived from the same arrivals, so model and measurement can be compared.",
+		b.Chromium, b.CPUThrottle, how)
+}

@@ -193,3 +193,23 @@ func browserMethod(b *runfile.Browser) string {
 	return fmt.Sprintf("This run was measured in headless %s (CPU throttle %g×) on %s. Each request began with a real click dispatched through Chromium's input pipeline; t_start is its event.timeStamp, and every time is in the page's clock from it: arrivals are the fetch reader's chunks. Painted TTFT is the first paint less the click; paint gaps are the pauses between successive paints that showed new text; render overhead is each token's paint less its arrival; long frames are the long animation frames (over 50 ms) meanwhile. The modelled visible metrics above are derived from the same arrivals, so model and measurement can be compared.",
 		b.Chromium, b.CPUThrottle, how)
 }
+
+// browserScenarioSummary is the one-line verdict of a rapid-fire run in
+// the browser: the page aborted the old answer (AbortController and
+// /v1/abort, whose answer it does not read) and must paint none of its
+// tokens after the new click.
+func browserScenarioSummary(r *runfile.Run) string {
+	stale, foreign := 0, 0
+	for _, f := range r.Scenario.FollowUps {
+		if f.OldPaintsAfterClick != nil {
+			stale += *f.OldPaintsAfterClick
+		}
+		foreign += f.ForeignEvents
+	}
+	s := fmt.Sprintf("%s in the browser: %d follow-ups; %d tokens of the old answers painted after the new click, %d foreign events",
+		r.Scenario.Name, len(r.Scenario.FollowUps), stale, foreign)
+	if stale == 0 && foreign == 0 {
+		s += ": no old token reached the screen"
+	}
+	return s
+}

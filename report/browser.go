@@ -26,8 +26,20 @@ type browserView struct {
 // browser run.
 func newBrowserView(r *runfile.Run, o Options) *browserView {
 	b := r.Config.Browser
-	if b == nil {
+	renders := measure.Renders(r)
+	if b == nil && len(renders) == 0 {
 		return nil
+	}
+	if b == nil {
+		// A run rebuilt from its journal keeps every request's paints but
+		// not the session's record.
+		b = &runfile.Browser{Chromium: "Chromium", Page: "a page (the session's record was lost)"}
+		for _, q := range r.Requests {
+			if q.Paint != nil {
+				b.CPUThrottle = q.Paint.CPUThrottle
+				break
+			}
+		}
 	}
 	v := &browserView{
 		Note: fmt.Sprintf("Measured in %s (CPU throttle %g×) on %s; the relay that served the page held each request and chunk %.2f ms at p50 (%.2f ms at max); the page's clock was aligned with the Unix clock to ±%.2f ms. Painted times are Element Timing's renderTime of each token's span where the browser reported one, else the end of the first frame after its insertion.",
@@ -40,7 +52,6 @@ func newBrowserView(r *runfile.Run, o Options) *browserView {
 			ms(g.RenderOverheadMs, g.RenderOverheadMs.P50) + " / " + ms(g.RenderOverheadMs, g.RenderOverheadMs.P95),
 			fmt.Sprintf("%d (max %s ms)", g.LongFrameMs.Count, ms(g.LongFrameMs, g.LongFrameMs.Max))}
 	}
-	renders := measure.Renders(r)
 	for _, name := range renders {
 		g, ok := r.Summary.Renders[name]
 		if !ok {
@@ -159,6 +170,9 @@ func (t *textWriter) browser(r *runfile.Run) {
 		return
 	}
 	b := r.Config.Browser
+	if b == nil {
+		b = &runfile.Browser{Chromium: "Chromium"}
+	}
 	t.printf("\nwhat the eye sees (%s, CPU throttle %g×; model: %g Hz frames + %g ms batching, from arrivals; measured: paints in the page)\n",
 		b.Chromium, b.CPUThrottle, measure.Display(r).FrameHz, float64(measure.Display(r).BatchNS)/1e6)
 	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)

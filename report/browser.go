@@ -50,7 +50,7 @@ func newBrowserView(r *runfile.Run, o Options) *browserView {
 		return []string{name, fmt.Sprint(g.Requests), ms(g.TTFTMs, g.TTFTMs.P50), ms(g.VisibleTTFTMs, g.VisibleTTFTMs.P50), ms(g.PaintedTTFTMs, g.PaintedTTFTMs.P50),
 			ms(g.VisibleGapMs, g.VisibleGapMs.P95), ms(g.PaintGapMs, g.PaintGapMs.P95), ms(g.PaintGapMs, g.PaintGapMs.Max),
 			ms(g.RenderOverheadMs, g.RenderOverheadMs.P50) + " / " + ms(g.RenderOverheadMs, g.RenderOverheadMs.P95),
-			fmt.Sprintf("%d (max %s ms)", g.LongFrameMs.Count, ms(g.LongFrameMs, g.LongFrameMs.Max))}
+			longFrames(g.LongFrameMs)}
 	}
 	for _, name := range renders {
 		g, ok := r.Summary.Renders[name]
@@ -226,4 +226,12 @@ func browserScenarioSummary(r *runfile.Run) string {
 		s += ": no old token reached the screen"
 	}
 	return s
+}
+
+// longFrames is the long-frames cell: how many, and the longest.
+func longFrames(d stats.Distribution) string {
+	if d.Count == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (max %s ms)", d.Count, fmtMS(d.Max))
 }

@@ -2,8 +2,10 @@ package browserbench
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +75,14 @@ func TestClickToFirstPaint(t *testing.T) {
 	url := startMock(t, mock.Profile{TTFT: ttft, ITL: 20 * time.Millisecond, Tokens: 8})
 	s := start(t, Config{Target: url})
 	for _, render := range []string{chatpage.RenderPerToken, chatpage.RenderFrame} {
+		attempts(t, 3, func(c *timing) { clickToFirstPaint(t, c, s, render, ttft) })
+	}
+}
+
+// clickToFirstPaint asks four times with render and checks each first
+// paint against its network TTFT.
+func clickToFirstPaint(t *testing.T, c *timing, s *Session, render string, ttft time.Duration) {
+	{
 		for i := range 4 {
 			q, err := s.Ask(t.Context(), prompt, render)
 			if err != nil {
@@ -89,7 +99,7 @@ func TestClickToFirstPaint(t *testing.T) {
 				t.Fatalf("%s #%d: nothing painted", render, i)
 			}
 			if d := v.Painted.TTFTMs - v.TTFTMs; d < 0 || d > frameMs+marginMs {
-				t.Errorf("%s #%d: painted TTFT %.1f ms, network TTFT %.1f ms: the paint is %.1f ms after the arrival, want 0..%.1f", render, i, v.Painted.TTFTMs, v.TTFTMs, d, frameMs+marginMs)
+				c.errorf("%s #%d: painted TTFT %.1f ms, network TTFT %.1f ms: the paint is %.1f ms after the arrival, want 0..%.1f", render, i, v.Painted.TTFTMs, v.TTFTMs, d, frameMs+marginMs)
 			}
 			if got, want := len(q.Paint.PaintNS), len(q.TokenTimesNS); got != want {
 				t.Errorf("%s #%d: %d paint times for %d events", render, i, got, want)
@@ -99,6 +109,38 @@ func TestClickToFirstPaint(t *testing.T) {
 }
 
 func millis(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// timing collects the failures of one attempt at a timing check.
+type timing struct{ failures []string }
+
+func (c *timing) errorf(format string, args ...any) {
+	c.failures = append(c.failures, fmt.Sprintf(format, args...))
+}
+
+// attempts runs a timing check up to n times and passes at the first
+// attempt without failures. The bounds are the browser's own (a frame, a
+// known render delay), which a correct page meets whenever Chromium gets
+// its frames; on a machine shared with other work a whole attempt can be
+// starved (the mock's own pacing then slips too), while a page or an
+// instrument that stamps wrongly fails every attempt.
+func attempts(t *testing.T, n int, check func(c *timing)) {
+	t.Helper()
+	var c timing
+	for i := range n {
+		c = timing{}
+		check(&c)
+		if len(c.failures) == 0 {
+			if i > 0 {
+				t.Logf("passed at attempt %d of %d", i+1, n)
+			}
+			return
+		}
+		t.Logf("attempt %d of %d: %s", i+1, n, strings.Join(c.failures, "; "))
+	}
+	for _, f := range c.failures {
+		t.Error(f)
+	}
+}
 
 // TestBusyAppendStalls is the method's render finding, measured: a page
 // whose every DOM insertion costs 40 ms (twice the mock's 20 ms ITL)
@@ -114,59 +156,61 @@ func TestBusyAppendStalls(t *testing.T) {
 	)
 	url := startMock(t, mock.Profile{TTFT: 50 * time.Millisecond, ITL: itl, Tokens: tokens})
 	s := start(t, Config{Target: url, Busy: busy})
-	views := map[string]measure.View{}
-	for _, render := range []string{chatpage.RenderPerToken, chatpage.RenderFrame} {
-		q, err := s.Ask(t.Context(), prompt, render)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !q.OK() || len(q.TokenTimesNS) != tokens {
-			t.Fatalf("%s: error %q, %d events", render, q.Error, len(q.TokenTimesNS))
-		}
-		// The network's rhythm: the server's emit gaps stay at the ITL.
-		var emit []float64
-		for i := 1; i < len(q.ServerTimesNS); i++ {
-			emit = append(emit, float64(q.ServerTimesNS[i]-q.ServerTimesNS[i-1])/1e6)
-		}
-		if p50 := stats.Describe(emit).P50; p50 < millis(itl)-2 || p50 > millis(itl)+2 {
-			t.Errorf("%s: server gap p50 %.1f ms, want the mock's ITL %v", render, p50, itl)
-		}
-		for i, in := range q.Paint.InsertNS {
-			if p := q.Paint.PaintNS[i]; in < 0 || p < 0 || float64(p-in)/1e6 < millis(busy)-0.5 {
-				t.Errorf("%s: token %d inserted at %d ns, painted at %d ns: want a paint at least %v after its insertion", render, i, in, p, busy)
+	attempts(t, 3, func(c *timing) {
+		views := map[string]measure.View{}
+		for _, render := range []string{chatpage.RenderPerToken, chatpage.RenderFrame} {
+			q, err := s.Ask(t.Context(), prompt, render)
+			if err != nil {
+				t.Fatal(err)
 			}
+			if !q.OK() || len(q.TokenTimesNS) != tokens {
+				t.Fatalf("%s: error %q, %d events", render, q.Error, len(q.TokenTimesNS))
+			}
+			// The network's rhythm: the server's emit gaps stay at the ITL.
+			var emit []float64
+			for i := 1; i < len(q.ServerTimesNS); i++ {
+				emit = append(emit, float64(q.ServerTimesNS[i]-q.ServerTimesNS[i-1])/1e6)
+			}
+			if p50 := stats.Describe(emit).P50; p50 < millis(itl)-2 || p50 > millis(itl)+2 {
+				c.errorf("%s: server gap p50 %.1f ms, want the mock's ITL %v", render, p50, itl)
+			}
+			for i, in := range q.Paint.InsertNS {
+				if p := q.Paint.PaintNS[i]; in < 0 || p < 0 || float64(p-in)/1e6 < millis(busy)-0.5 {
+					c.errorf("%s: token %d inserted at %d ns, painted at %d ns: want a paint at least %v after its insertion", render, i, in, p, busy)
+				}
+			}
+			views[render] = measure.Of(&q, stats.DefaultDisplay)
 		}
-		views[render] = measure.Of(&q, stats.DefaultDisplay)
-	}
-	per, frame := views[chatpage.RenderPerToken], views[chatpage.RenderFrame]
-	maxOf := func(xs []float64) float64 { return stats.Describe(xs).Max }
-	// Appending per token, each token costs 40 ms, so the last paint
-	// comes at least tokens·40 ms after the first insertion: twice the
-	// answer's arrival.
-	first := float64(per.Req.Paint.InsertNS[0]) / 1e6
-	if span, want := q0(per)-first, float64(tokens)*millis(busy); span < want-1 {
-		t.Errorf("per-token: last paint %.0f ms after the first insertion, want at least %.0f (each token's 40 ms insertion)", span, want)
-	}
-	if g := maxOf(per.Painted.GapsMs); g < 3*millis(busy) {
-		t.Errorf("per-token: longest paint gap %.1f ms, want a stall of at least %v (several insertions in one task)", g, 3*busy)
-	}
-	if a, b := maxOf(per.Painted.GapsMs), maxOf(frame.Painted.GapsMs); b > a/2 {
-		t.Errorf("frame: longest paint gap %.1f ms, want well under per-token's %.1f ms", b, a)
-	}
-	// The known render delay bounds the paint from above too: batched per
-	// frame, a token is inserted in a frame's callback and, after the
-	// 40 ms of work, painted in that frame.
-	var delay []float64
-	for i, in := range frame.Req.Paint.InsertNS {
-		delay = append(delay, float64(frame.Req.Paint.PaintNS[i]-in)/1e6)
-	}
-	if p50 := stats.Describe(delay).P50; p50 > millis(busy)+frameMs+marginMs {
-		t.Errorf("frame: paint − insertion p50 %.1f ms, want at most the 40 ms of work, a frame and a margin (%.1f ms)", p50, millis(busy)+frameMs+marginMs)
-	}
-	if p50 := stats.Describe(frame.Painted.GapsMs).P50; p50 > millis(busy)+2*frameMs {
-		t.Errorf("frame: paint gap p50 %.1f ms, want at most one 40 ms insertion and two frames (%.1f ms)", p50, millis(busy)+2*frameMs)
-	}
-	t.Logf("paint gap max: per-token %.0f ms, frame %.0f ms; server gap %v", maxOf(per.Painted.GapsMs), maxOf(frame.Painted.GapsMs), itl)
+		per, frame := views[chatpage.RenderPerToken], views[chatpage.RenderFrame]
+		maxOf := func(xs []float64) float64 { return stats.Describe(xs).Max }
+		// Appending per token, each token costs 40 ms, so the last paint
+		// comes at least tokens·40 ms after the first insertion: twice the
+		// answer's arrival.
+		first := float64(per.Req.Paint.InsertNS[0]) / 1e6
+		if span, want := q0(per)-first, float64(tokens)*millis(busy); span < want-1 {
+			c.errorf("per-token: last paint %.0f ms after the first insertion, want at least %.0f (each token's 40 ms insertion)", span, want)
+		}
+		if g := maxOf(per.Painted.GapsMs); g < 3*millis(busy) {
+			c.errorf("per-token: longest paint gap %.1f ms, want a stall of at least %v (several insertions in one task)", g, 3*busy)
+		}
+		if a, b := maxOf(per.Painted.GapsMs), maxOf(frame.Painted.GapsMs); b > a/2 {
+			c.errorf("frame: longest paint gap %.1f ms, want well under per-token's %.1f ms", b, a)
+		}
+		// The known render delay bounds the paint from above too: batched per
+		// frame, a token is inserted in a frame's callback and, after the
+		// 40 ms of work, painted in that frame.
+		var delay []float64
+		for i, in := range frame.Req.Paint.InsertNS {
+			delay = append(delay, float64(frame.Req.Paint.PaintNS[i]-in)/1e6)
+		}
+		if p50 := stats.Describe(delay).P50; p50 > millis(busy)+frameMs+marginMs {
+			c.errorf("frame: paint − insertion p50 %.1f ms, want at most the 40 ms of work, a frame and a margin (%.1f ms)", p50, millis(busy)+frameMs+marginMs)
+		}
+		if p50 := stats.Describe(frame.Painted.GapsMs).P50; p50 > millis(busy)+2*frameMs {
+			c.errorf("frame: paint gap p50 %.1f ms, want at most one 40 ms insertion and two frames (%.1f ms)", p50, millis(busy)+2*frameMs)
+		}
+		t.Logf("paint gap max: per-token %.0f ms, frame %.0f ms; server gap %v", maxOf(per.Painted.GapsMs), maxOf(frame.Painted.GapsMs), itl)
+	})
 }
 
 // q0 returns the last paint of v, in ms from the click.
@@ -203,14 +247,14 @@ func TestRapidFirePaintsNoOldToken(t *testing.T) {
 			if !a.Aborted || a.Error != "" || len(a.TokenTimesNS) >= 60 {
 				t.Errorf("%s: interrupted answer aborted %v, error %q, %d of 60 tokens: want it cut short", render, a.Aborted, a.Error, len(a.TokenTimesNS))
 			}
-			painted := 0
-			for _, p := range a.Paint.PaintNS {
-				if p >= 0 {
-					painted++
+			inserted := 0
+			for _, in := range a.Paint.InsertNS {
+				if in >= 0 {
+					inserted++
 				}
 			}
-			if painted == 0 {
-				t.Errorf("%s: no token of the interrupted answer was painted before the click", render)
+			if inserted == 0 {
+				t.Errorf("%s: no token of the interrupted answer was in the page before the click", render)
 			}
 			if !b.OK() || len(b.TokenTimesNS) != 60 || measure.StalePaints(a, b) != 0 {
 				t.Errorf("%s: follow-up error %q, %d events", render, b.Error, len(b.TokenTimesNS))

@@ -266,6 +266,7 @@ type Request struct {
 	ConversationID string `json:"conversation_id,omitempty"`
 	Turn           int    `json:"turn,omitempty"`
 	ThinkNS        int64  `json:"think_ns,omitempty"`
+
 	SentNS        int64 `json:"sent_ns"`
 	HeadersNS     int64 `json:"headers_ns"`
 	FirstByteNS   int64 `json:"first_byte_ns"`

@@ -259,14 +259,6 @@ type Request struct {
 	// are the latencies from the scheduled instant.
 	ScheduleLagNS int64 `json:"schedule_lag_ns,omitempty"`
 	SlotWaitNS    int64 `json:"slot_wait_ns,omitempty"`
-	// ConversationID names the conversation the request is a turn of
-	// (the request id of its first turn), Turn its place in it from 1,
-	// and ThinkNS the think time waited after the previous turn's answer
-	// ended before it was sent; all absent for a single prompt.
-	ConversationID string `json:"conversation_id,omitempty"`
-	Turn           int    `json:"turn,omitempty"`
-	ThinkNS        int64  `json:"think_ns,omitempty"`
-
 	SentNS        int64 `json:"sent_ns"`
 	HeadersNS     int64 `json:"headers_ns"`
 	FirstByteNS   int64 `json:"first_byte_ns"`
@@ -296,6 +288,13 @@ type Request struct {
 	ServerTimesNS []int64 `json:"server_times_ns,omitempty"`
 	// Server is the server's own split of the request, when sent.
 	Server *ServerTimings `json:"server,omitempty"`
+	// ConversationID names the conversation the request is a turn of
+	// (the request id of its first turn), Turn its place in it from 1,
+	// and ThinkNS the think time waited after the previous turn's answer
+	// ended before it was sent; all absent for a single prompt.
+	ConversationID string `json:"conversation_id,omitempty"`
+	Turn           int    `json:"turn,omitempty"`
+	ThinkNS        int64  `json:"think_ns,omitempty"`
 }
 
 // ServerTimings is the server's split of a request, in ns.

@@ -336,6 +336,9 @@ type Summary struct {
 	Overall    Group            `json:"overall"`
 	Cold       *Group           `json:"cold,omitempty"`
 	Categories map[string]Group `json:"categories"`
+	// Turns holds, for a run with conversations, the warm requests of each
+	// turn number, in turn order: how TTFT grows with the conversation.
+	Turns []TurnGroup `json:"turns,omitempty"`
 }
 
 // Group is the aggregate of a set of requests. Distributions are in ms.
@@ -394,6 +397,26 @@ type Group struct {
 	SpanS            float64 `json:"span_s,omitempty"`
 	RequestsPerS     float64 `json:"requests_per_s,omitempty"`
 	OutputTokensPerS float64 `json:"output_tokens_per_s,omitempty"`
+
+	// PromptTokens has one value per successful request whose prompt
+	// tokens the server counted (usage.prompt_tokens); InputTokens is
+	// their sum, and InputTokensPerS that sum per second of the span,
+	// given only when every successful request had a count.
+	PromptTokens    stats.Distribution `json:"prompt_tokens,omitzero"`
+	InputTokens     int                `json:"input_tokens,omitempty"`
+	InputTokensPerS float64            `json:"input_tokens_per_s,omitempty"`
+	// ConcurrencyMean is the achieved concurrency: the requests in flight
+	// averaged over the span (the sum of the requests' durations ÷ the
+	// span); ConcurrencyMax the most in flight at once.
+	ConcurrencyMean float64 `json:"concurrency_mean,omitempty"`
+	ConcurrencyMax  int     `json:"concurrency_max,omitempty"`
+}
+
+// TurnGroup is the aggregate of the warm requests that were turn Turn
+// (from 1) of their conversation.
+type TurnGroup struct {
+	Turn int `json:"turn"`
+	Group
 }
 
 // ErrorRate returns errors ÷ requests of g, 0 when it has no requests.

@@ -25,11 +25,17 @@ type Chart struct {
 }
 
 // Charts returns every chart of the HTML report of r, in page order: the
-// TTFT waterfall, the gap histogram, then one token-arrival timeline per
-// offending request (see Timelines).
+// TTFT waterfall, TTFT by turn (a run with conversations only), the gap
+// histogram, one token-arrival timeline per offending request (see
+// Timelines), then the load over the run (LoadChart).
 func Charts(r *runfile.Run, o Options) []Chart {
-	out := []Chart{Waterfall(r, o), GapHistogram(r, o)}
-	return append(out, Timelines(r, o)...)
+	out := []Chart{Waterfall(r, o)}
+	if tc, ok := TurnChart(r, o); ok {
+		out = append(out, tc)
+	}
+	out = append(out, GapHistogram(r, o))
+	out = append(out, Timelines(r, o)...)
+	return append(out, LoadChart(r, o))
 }
 
 // Colours of the charts.

@@ -88,7 +88,7 @@ func rateBins(n int) int { return max(4, min(40, (n+2)/4)) }
 // <circle class="lag"> with data-lag-ms.
 func LoadChart(r *runfile.Run, o Options) Chart {
 	const (
-		w, left, right, top = 760.0, 56.0, 24.0, 58.0
+		w, left, right, top  = 760.0, 56.0, 24.0, 58.0
 		flightH, rateH, lagH = 120.0, 90.0, 90.0
 		gap, bottom          = 26.0, 40.0
 	)

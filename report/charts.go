@@ -107,6 +107,9 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 	}
 	label := func(q *runfile.Request) string {
 		s := fmt.Sprintf("#%d %s", q.Index, q.PromptID)
+		if q.Turn > 0 {
+			s += fmt.Sprintf(" turn %d", q.Turn)
+		}
 		if q.Cold {
 			s += " (cold)"
 		}

@@ -235,7 +235,11 @@ func TurnChart(r *runfile.Run, o Options) (Chart, bool) {
 	first, last := turns[0].TTFTMs, turns[len(turns)-1].TTFTMs
 	key := fmt.Sprintf("turn %d: TTFT p50 %s ms → turn %d: %s ms", turns[0].Turn, ms(first, first.P50), turns[len(turns)-1].Turn, ms(last, last.P50))
 	c.Text(10, 34, key, svg.A("fill", colText))
-	legend(c, 50, w, []legendEntry{{colModel, "TTFT p50"}, {colLag, "TTFT p95"}})
+	entries := []legendEntry{{colModel, "TTFT p50, ms"}, {colLag, "TTFT p95, ms"}}
+	if tokHi > 0 {
+		entries = append(entries, legendEntry{colTokens, "mean prompt tokens (right axis)"})
+	}
+	legend(c, 50, w, entries)
 	slot := (w - left - right) / float64(len(turns))
 	xOf := func(i int) float64 { return left + slot*(float64(i)+0.5) }
 	ys := svg.Linear{D0: 0, D1: svg.NiceMax(hi), R0: h - bottom, R1: top + 12}
@@ -245,7 +249,6 @@ func TurnChart(r *runfile.Run, o Options) (Chart, bool) {
 		for _, v := range (svg.Linear{D0: 0, D1: ts.D1}).Ticks(5) {
 			c.Text(w-right+6, ts.Map(v)+4, svg.Label(v), svg.A("fill", colMuted))
 		}
-		c.Text(w-8, h-10, "prompt tokens (bars)", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
 		for i, t := range turns {
 			if t.PromptTokens.Count == 0 {
 				continue
@@ -297,7 +300,19 @@ func TurnChart(r *runfile.Run, o Options) (Chart, bool) {
 	for i, t := range turns {
 		c.Text(xOf(i), h-bottom+16, strconv.Itoa(t.Turn), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
 	}
-	c.Text(left, h-10, "turn", svg.A("fill", colMuted))
-	c.Text(left-6, top+4, "TTFT, ms", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	c.Text(w-right, h-10, "turn of the conversation", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
 	return Chart{Name: "turns", Title: title, SVG: c.Bytes()}, true
+}
+
+// conversationLine says how the run's conversations were held, for the
+// methodology; "" for a run without conversations.
+func conversationLine(r *runfile.Run) string {
+	turns := r.Summary.Turns
+	if len(turns) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Conversations: %s reached turn 1, %d the last turn (%d). Each turn is a request carrying the system prompt, "+
+		"the earlier user turns and the answers streamed to them, sent when the previous answer ended plus the turn's think time; "+
+		"every turn counts in its category and overall, the first turn is not cold, and a failed turn ends its conversation.",
+		plural(turns[0].Requests, "conversation"), turns[len(turns)-1].Requests, turns[len(turns)-1].Turn)
 }

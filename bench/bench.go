@@ -240,7 +240,9 @@ func finished(slots []slot) []runfile.Request {
 
 // one sends a single prompt and records it.
 func one(ctx context.Context, cfg Config, p suite.Prompt) runfile.Request {
-	r := cfg.record(cfg.do(ctx, Request(p, cfg.MaxTokens)))
+	req := Request(p, cfg.MaxTokens)
+	r := cfg.record(cfg.do(ctx, req))
+	cfg.countPrompt(&r, req)
 	r.Category = p.Category
 	r.PromptID = p.ID
 	return r

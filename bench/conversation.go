@@ -45,9 +45,11 @@ func (cfg Config) converse(ctx context.Context, p suite.Prompt, keep func(k int,
 				return
 			}
 		}
-		tr := cfg.do(ctx, TurnRequest(p, k, answers, cfg.MaxTokens))
+		req := TurnRequest(p, k, answers, cfg.MaxTokens)
+		tr := cfg.do(ctx, req)
 		ended = clk.Now()
 		r := cfg.record(tr)
+		cfg.countPrompt(&r, req)
 		r.Category, r.PromptID = p.Category, p.ID
 		if k == 0 {
 			id = r.RequestID

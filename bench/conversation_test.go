@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
+	"github.com/tokenpulse/tokenpulse/tokencount"
 )
 
 // chatServer is an OpenAI-compatible server that keeps every request body
@@ -245,5 +247,34 @@ func TestConversationInOpenLoop(t *testing.T) {
 	// Turn two was due when turn one ended (t0) plus 2 s, and sent then.
 	if reqs[1].ScheduledNS == nil || *reqs[1].ScheduledNS != int64(2*time.Second) || reqs[1].ScheduleLagNS != 0 {
 		t.Errorf("turn two scheduled %v with lag %d, want 2s and 0", reqs[1].ScheduledNS, reqs[1].ScheduleLagNS)
+	}
+}
+
+func TestPromptTokensFromTheTokenizer(t *testing.T) {
+	tok, err := tokencount.Bundled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tok.Close()
+	s := &chatServer{}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	p := trip()
+	reqs, err := Run(context.Background(), Config{Client: &stream.Client{BaseURL: srv.URL}, Prompts: []suite.Prompt{p}, Concurrency: 1, Tokens: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range reqs {
+		var parts []string
+		for _, m := range s.chats[k].Messages {
+			parts = append(parts, string(m.Content))
+		}
+		want := tok.Count(strings.Join(parts, "\n"))
+		if r.PromptTokens != want || r.PromptTokenSource != "tokenizer" {
+			t.Errorf("turn %d: %d prompt tokens from %q, want %d from the tokenizer", k+1, r.PromptTokens, r.PromptTokenSource, want)
+		}
+		if k > 0 && r.PromptTokens <= reqs[k-1].PromptTokens {
+			t.Errorf("turn %d has %d prompt tokens, no more than turn %d's %d", k+1, r.PromptTokens, k, reqs[k-1].PromptTokens)
+		}
 	}
 }

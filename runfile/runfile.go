@@ -295,6 +295,10 @@ type Request struct {
 	ConversationID string `json:"conversation_id,omitempty"`
 	Turn           int    `json:"turn,omitempty"`
 	ThinkNS        int64  `json:"think_ns,omitempty"`
+	// PromptTokenSource is "tokenizer" when PromptTokens was counted by
+	// bench --tokenizer (the server sent no usage.prompt_tokens); absent
+	// when the server counted them.
+	PromptTokenSource string `json:"prompt_token_source,omitempty"`
 }
 
 // ServerTimings is the server's split of a request, in ns.

@@ -87,3 +87,18 @@ func TestConversationTooManyTurns(t *testing.T) {
 		t.Errorf("got %v, want a refusal of 101 turns", err)
 	}
 }
+
+// TestExampleChatSuite loads the example conversation suite of the docs.
+func TestExampleChatSuite(t *testing.T) {
+	s, err := Load("../docs/examples/en-chat.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range s.Categories {
+		for _, p := range c.Prompts {
+			if !p.Conversation() || len(p.Turns) < 3 {
+				t.Errorf("%s: %d turns, want a conversation of at least 3", p.ID, len(p.Turns))
+			}
+		}
+	}
+}

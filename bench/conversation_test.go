@@ -278,3 +278,31 @@ func TestPromptTokensFromTheTokenizer(t *testing.T) {
 		}
 	}
 }
+
+func TestColdConversationSendsItsFirstTurnAlone(t *testing.T) {
+	s := &chatServer{}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	p := trip()
+	reqs, err := Run(context.Background(), Config{Client: &stream.Client{BaseURL: srv.URL}, ColdPrompt: &p,
+		WarmupPrompts: []suite.Prompt{p}, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The cold request, then the warm-up conversation's three turns.
+	if len(reqs) != 4 || len(s.chats) != 4 {
+		t.Fatalf("%d requests recorded, %d sent; want 4 and 4", len(reqs), len(s.chats))
+	}
+	cold := reqs[0]
+	if !cold.Cold || cold.Turn != 0 || cold.ConversationID != "" || len(s.chats[0].Messages) != 2 {
+		t.Errorf("cold request %+v sent %d messages; want the first turn alone (system and one user message), no turn fields", cold, len(s.chats[0].Messages))
+	}
+	for i, r := range reqs[1:] {
+		if !r.Warmup || r.Turn != i+1 {
+			t.Errorf("warm-up request %d: warmup %v turn %d", i, r.Warmup, r.Turn)
+		}
+	}
+	if got := len(s.chats[3].Messages); got != 6 {
+		t.Errorf("the warm-up conversation's third turn sent %d messages, want 6", got)
+	}
+}

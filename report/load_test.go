@@ -49,6 +49,7 @@ func TestTurnChartShowsTTFTGrowth(t *testing.T) {
 	if !ok {
 		t.Fatal("no turn chart for a run with conversations")
 	}
+	golden(t, "charts/turns.svg", c.SVG)
 	root := parseSVG(t, c.SVG)
 	for _, class := range []string{"p50", "p95"} {
 		pts := root.find(class)

@@ -54,7 +54,13 @@ dispatch:
 		dispatched := clk.Now()
 		go func() {
 			defer wg.Done()
-			ask(ctx, cfg, cfg.Prompts[i], func(k int, due time.Time, r runfile.Request) {
+			p := cfg.Prompts[i]
+			release := sync.OnceFunc(func() { <-slots })
+			defer release()
+			ask(ctx, cfg, p, func(k int, due time.Time, r runfile.Request) {
+				if !p.Conversation() {
+					release() // free the slot before the record is kept
+				}
 				if ctx.Err() != nil && r.ErrorKind == "cancelled" {
 					return // cut short by the run's end, not measured
 				}
@@ -77,7 +83,6 @@ dispatch:
 				results[j] = slot{r: r, done: true}
 				prog.add("measure", j, &results[j].r)
 			})
-			<-slots
 		}()
 	}
 	wg.Wait()

@@ -53,3 +53,27 @@ categories:
 		}
 	}
 }
+
+func TestSuitesShowConversation(t *testing.T) {
+	path := filepath.Join("..", "..", "suite", "testdata", "conversations.yaml")
+	out, err := runSuitesCmd(t, "suites", "show", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"chat-trip   turn 1: I am planning a weekend in Lisbon. What should I see?\n",
+		"            turn 2 (after 2s): Which of those suits small children?\n",
+		"            turn 3 (after 1.5s): How many days would you give it?\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = runSuitesCmd(t, "suites", "show", path, "--sample", "3", "--seed", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "(3 turns) ") {
+		t.Errorf("the sample does not mark conversations:\n%s", out)
+	}
+}

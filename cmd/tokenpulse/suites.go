@@ -127,7 +127,11 @@ func suitesSample(w io.Writer, s *suite.Suite, n int, seed uint64) error {
 	fmt.Fprintf(w, "%s: sample of %d, seed %d\n", s.Name, n, seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, p := range s.Sample(n, seed) {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, p.Category, p.ID, suitesOneLine(p.Text))
+		text := suitesOneLine(p.Text)
+		if p.Conversation() {
+			text = fmt.Sprintf("(%d turns) %s", len(p.Turns), text)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, p.Category, p.ID, text)
 	}
 	return tw.Flush()
 }

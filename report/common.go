@@ -367,10 +367,11 @@ func loadLine(r *runfile.Run) string {
 	if o.SpanS <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf("throughput (warm): %.2f requests/s, %.1f output tokens/s over %.1f s", o.RequestsPerS, o.OutputTokensPerS, o.SpanS)
+	input := ""
 	if o.InputTokensPerS > 0 {
-		s = strings.Replace(s, " over", fmt.Sprintf(", %.1f input tokens/s over", o.InputTokensPerS), 1)
+		input = fmt.Sprintf(", %.1f input tokens/s", o.InputTokensPerS)
 	}
+	s := fmt.Sprintf("throughput (warm): %.2f requests/s, %.1f output tokens/s%s over %.1f s", o.RequestsPerS, o.OutputTokensPerS, input, o.SpanS)
 	if o.ConcurrencyMax > 0 {
 		s += fmt.Sprintf(", %.2f in flight on average (peak %d)", o.ConcurrencyMean, o.ConcurrencyMax)
 	}

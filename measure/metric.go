@@ -53,6 +53,9 @@ const (
 	// behind would otherwise omit the delay it caused.
 	ScheduledTTFT Metric = "scheduled_ttft"
 	ScheduledE2E  Metric = "scheduled_e2e"
+	// PromptTokens: per request, the prompt tokens the server counted
+	// (usage.prompt_tokens), where it sent a count.
+	PromptTokens Metric = "prompt_tokens"
 )
 
 // Pooled reports whether m gives many values per request.
@@ -103,6 +106,8 @@ func (v *View) Values(m Metric) []float64 {
 		return one(v.ScheduleLagMs+v.TTFTMs, v.Scheduled && v.HasTTFT)
 	case ScheduledE2E:
 		return one(v.ScheduleLagMs+v.E2EMs, v.Scheduled)
+	case PromptTokens:
+		return one(float64(v.Req.PromptTokens), v.Req.PromptTokens > 0)
 	case Gap:
 		return v.GapsMs
 	case TokenInterval:
@@ -162,12 +167,14 @@ func Aggregate(views []View) runfile.Group {
 		}
 	}
 	g.SpanS, g.RequestsPerS, g.OutputTokensPerS = Throughput(views)
+	g.InputTokens, g.InputTokensPerS = InputThroughput(views, g.SpanS)
+	g.ConcurrencyMean, g.ConcurrencyMax = Concurrency(views)
 	return g
 }
 
 // summarised are the metrics whose distribution a summary group keeps.
 var summarised = []Metric{TTFT, TPOT, TPOTStd, Gap, TokenInterval, E2E, VisibleTTFT, VisibleGap,
-	TTFTNetwork, ServerTPOT, ScheduleLag, ScheduledTTFT, ScheduledE2E,
+	TTFTNetwork, ServerTPOT, ScheduleLag, ScheduledTTFT, ScheduledE2E, PromptTokens,
 	PaintedTTFT, PaintGap, RenderOverhead, LongFrame}
 
 // Field returns the distribution of m that a summary group keeps, nil for
@@ -209,6 +216,8 @@ func Field(g *runfile.Group, m Metric) *stats.Distribution {
 		return &g.RenderOverheadMs
 	case LongFrame:
 		return &g.LongFrameMs
+	case PromptTokens:
+		return &g.PromptTokens
 	}
 	return nil
 }
@@ -226,7 +235,7 @@ func Throughput(views []View) (spanS, requestsPerS, tokensPerS float64) {
 		if q.StartedAt.IsZero() {
 			continue
 		}
-		end := q.StartedAt.Add(time.Duration(max(q.E2ENS, q.SentNS, q.HeadersNS, q.FirstByteNS)))
+		end := End(q)
 		if first.IsZero() || q.StartedAt.Before(first) {
 			first = q.StartedAt
 		}
@@ -269,6 +278,9 @@ func Summarize(run *runfile.Run) {
 		}
 	}
 	run.Summary.Renders = renderGroups(run)
+	for _, k := range Turns(run) {
+		run.Summary.Turns = append(run.Summary.Turns, runfile.TurnGroup{Turn: k, Group: Group(run, Turn(k))})
+	}
 }
 
 // Batched reports whether g's requests carried several tokens per event on

@@ -162,6 +162,9 @@ func methodology(r *runfile.Run) []docSection {
 	if r.Config.Scenario != "" {
 		sample = append(sample, "Scenario: `"+r.Config.Scenario+"`.")
 	}
+	if s := conversationLine(r); s != "" {
+		sample = append(sample, s)
+	}
 	out = append(out, docSection{Title: "Sample", Items: sample})
 
 	// Hardware and model.

@@ -294,6 +294,17 @@ type Request struct {
 	// Paint is what the page measured of the request in a browser run
 	// (bench --browser): insertion and paint per token; nil otherwise.
 	Paint *Paint `json:"paint,omitempty"`
+	// ConversationID names the conversation the request is a turn of
+	// (the request id of its first turn), Turn its place in it from 1,
+	// and ThinkNS the think time waited after the previous turn's answer
+	// ended before it was sent; all absent for a single prompt.
+	ConversationID string `json:"conversation_id,omitempty"`
+	Turn           int    `json:"turn,omitempty"`
+	ThinkNS        int64  `json:"think_ns,omitempty"`
+	// PromptTokenSource is "tokenizer" when PromptTokens was counted by
+	// bench --tokenizer (the server sent no usage.prompt_tokens); absent
+	// when the server counted them.
+	PromptTokenSource string `json:"prompt_token_source,omitempty"`
 }
 
 // ServerTimings is the server's split of a request, in ns.
@@ -338,6 +349,9 @@ type Summary struct {
 	// Renders holds, for a browser run of several render strategies, the
 	// overall scope of each strategy's requests.
 	Renders map[string]Group `json:"renders,omitempty"`
+	// Turns holds, for a run with conversations, the warm requests of each
+	// turn number, in turn order: how TTFT grows with the conversation.
+	Turns []TurnGroup `json:"turns,omitempty"`
 }
 
 // Group is the aggregate of a set of requests. Distributions are in ms.
@@ -403,6 +417,26 @@ type Group struct {
 	PaintGapMs       stats.Distribution `json:"paint_gap_ms,omitzero"`
 	RenderOverheadMs stats.Distribution `json:"render_overhead_ms,omitzero"`
 	LongFrameMs      stats.Distribution `json:"long_frame_ms,omitzero"`
+
+	// PromptTokens has one value per successful request whose prompt
+	// tokens the server counted (usage.prompt_tokens); InputTokens is
+	// their sum, and InputTokensPerS that sum per second of the span,
+	// given only when every successful request had a count.
+	PromptTokens    stats.Distribution `json:"prompt_tokens,omitzero"`
+	InputTokens     int                `json:"input_tokens,omitempty"`
+	InputTokensPerS float64            `json:"input_tokens_per_s,omitempty"`
+	// ConcurrencyMean is the achieved concurrency: the requests in flight
+	// averaged over the span (the sum of the requests' durations ÷ the
+	// span); ConcurrencyMax the most in flight at once.
+	ConcurrencyMean float64 `json:"concurrency_mean,omitempty"`
+	ConcurrencyMax  int     `json:"concurrency_max,omitempty"`
+}
+
+// TurnGroup is the aggregate of the warm requests that were turn Turn
+// (from 1) of their conversation.
+type TurnGroup struct {
+	Turn int `json:"turn"`
+	Group
 }
 
 // ErrorRate returns errors ÷ requests of g, 0 when it has no requests.

@@ -141,6 +141,15 @@ func (b *browserFlags) workload(run *runfile.Run, stderr interface{ Write([]byte
 			pairs := max(w.Requests/3, 1)
 			plan.Prompts = w.Suite.Sample(pairs*2, w.Seed)
 		}
+		convs := 0
+		for _, p := range plan.Prompts {
+			if p.Conversation() {
+				convs++
+			}
+		}
+		if convs > 0 {
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%d conversation prompts were asked in the browser as their first turn only (the chat page keeps no history)", convs))
+		}
 		reqs, scen, err := s.Run(ctx, plan)
 		info := s.Info()
 		info.Renders = renders

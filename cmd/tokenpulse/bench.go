@@ -72,6 +72,7 @@ type benchFlags struct {
 	judge    judgeFlags
 	embedded embeddedFlags
 	outputs  outputFlags
+	browser  browserFlags
 }
 
 func newBenchCmd() *cobra.Command {
@@ -135,6 +136,7 @@ measured is still written).`,
 	f.judge.register(fl)
 	f.embedded.register(fl)
 	f.outputs.register(fl)
+	f.browser.register(fl)
 	return cmd
 }
 
@@ -143,6 +145,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return usageErr(err)
 	}
 	if err := f.validateArrival(cmd.Flags()); err != nil {
+		return usageErr(err)
+	}
+	if err := f.browser.validate(cmd.Flags(), f); err != nil {
 		return usageErr(err)
 	}
 	reqOpts, err := f.requestOptions(cmd.Flags())
@@ -279,7 +284,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	prog := newProgressLine(stderr, f.quiet)
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
-	res, runErr := bench.RunWorkload(ctx, bench.Config{
+	res, runErr := f.browser.workload(run, stderr, bench.RunWorkload)(ctx, bench.Config{
 		Client:    client,
 		MaxTokens: f.maxTokens,
 		Timeout:   f.timeout,

@@ -6,12 +6,12 @@ import "golang.org/x/sys/cpu"
 
 // The integer dot products on arm64: NEON assembly (dotq_arm64.s) for
 // the Q8_0, Q4_0, Q4_K and Q6_K weights, the types of the models people
-// run on phones and small boards; pure Go for the others. NEON (Advanced SIMD)
-// is part of every ARMv8-A CPU, so the base kernels use only ARMv8.0
-// instructions and need no feature check; CPUs with the dot-product
-// extension (SDOT, optional from ARMv8.2, in most phones since 2018) get
-// a second set of kernels that multiply and add four bytes a lane in one
-// instruction.
+// run on phones and small boards; pure Go for the others. NEON (Advanced
+// SIMD) is part of every ARMv8-A CPU, so the base kernels use only
+// ARMv8.0 instructions and need no feature check; CPUs with the
+// dot-product extension (SDOT, optional from ARMv8.2, in most phones
+// since 2018) get a second set of kernels that multiply and add four
+// bytes a lane in one instruction.
 
 // hasSDOT reports whether the CPU has the dot-product instructions
 // (x/sys/cpu calls the feature ASIMDDP).

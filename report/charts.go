@@ -26,10 +26,15 @@ type Chart struct {
 
 // Charts returns every chart of the HTML report of r, in page order: the
 // TTFT waterfall, the gap histogram, then one token-arrival timeline per
-// offending request (see Timelines).
+// offending request (see Timelines), and the flame graph of the run's CPU
+// profile when it has one (see FlameGraph).
 func Charts(r *runfile.Run, o Options) []Chart {
 	out := []Chart{Waterfall(r, o), GapHistogram(r, o)}
-	return append(out, Timelines(r, o)...)
+	out = append(out, Timelines(r, o)...)
+	if fd, ok := FlameGraph(r, o); ok && fd.Chart.SVG != nil {
+		out = append(out, fd.Chart)
+	}
+	return out
 }
 
 // Colours of the charts.

@@ -68,6 +68,8 @@ type htmlView struct {
 	ScenarioSummary string
 	ScenarioColumns []string
 	ScenarioRows    [][]string
+	// Flame is the flame graph of the run's CPU profile, nil when none.
+	Flame *flameView
 }
 
 type tableRowView struct {
@@ -244,6 +246,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		v.Experience = append(v.Experience, experienceView{Scope: e.Scope, Rule: e.Rule, Value: fmtValue(e.Value, e.Unit),
 			Experience: e.Experience, Impact: e.Impact, Tier: e.Tier})
 	}
+	v.Flame = newFlameView(r, o)
 	v.Warnings = r.Warnings
 	for _, s := range methodology(r) {
 		sv := sectionView{Title: s.Title, Code: s.Code}

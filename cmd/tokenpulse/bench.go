@@ -72,6 +72,7 @@ type benchFlags struct {
 	judge    judgeFlags
 	embedded embeddedFlags
 	outputs  outputFlags
+	profile  profileFlags
 }
 
 func newBenchCmd() *cobra.Command {
@@ -135,6 +136,7 @@ measured is still written).`,
 	f.judge.register(fl)
 	f.embedded.register(fl)
 	f.outputs.register(fl)
+	f.profile.register(fl)
 	return cmd
 }
 
@@ -276,6 +278,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	defer journal.Close()
 
+	prof := f.profile.start(ctx, stderr, cmd.Flags(), dir, f.url, client)
 	prog := newProgressLine(stderr, f.quiet)
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
@@ -289,6 +292,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Journal:   journal,
 	}, f.workload(s, cold, cmd.Flags()))
 	restoreGC()
+	run.Profile = stopProfile(prof, stderr)
 	run.Requests, run.Scenario = res.Requests, res.Scenario
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()

@@ -26,6 +26,7 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 	mux.Handle("/v1/abort", s.only(http.MethodPost, s.authed(s.handleAbort)))
 	mux.Handle("/health", s.only(http.MethodGet, http.HandlerFunc(s.handleHealth)))
 	mux.Handle("/metrics", s.only(http.MethodGet, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	s.mountPprof(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "invalid_request_error", "", "not_found", "no route for "+r.URL.Path)
 	})

@@ -112,6 +112,7 @@ func (r *remote) loop(ctx context.Context) {
 	defer close(r.done)
 	secs := max(int((r.t.Window+time.Second-1)/time.Second), 1)
 	for {
+		t0 := time.Now()
 		p, err := r.window(ctx, secs)
 		r.mu.Lock()
 		if p != nil {
@@ -122,6 +123,11 @@ func (r *remote) loop(ctx context.Context) {
 		}
 		r.mu.Unlock()
 		if err != nil {
+			return
+		}
+		if time.Since(t0) < time.Duration(secs)*time.Second/2 {
+			// The target answered long before the window it was asked
+			// for: it does not honour seconds; asking again would spin.
 			return
 		}
 		select {

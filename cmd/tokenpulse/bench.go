@@ -73,6 +73,7 @@ type benchFlags struct {
 	embedded embeddedFlags
 	outputs  outputFlags
 	profile  profileFlags
+	ab       abFlags
 }
 
 func newBenchCmd() *cobra.Command {
@@ -137,10 +138,14 @@ measured is still written).`,
 	f.embedded.register(fl)
 	f.outputs.register(fl)
 	f.profile.register(fl)
+	f.ab.register(fl)
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if f.ab.modelB != "" {
+		return runAB(cmd, f)
+	}
 	if err := f.validate(); err != nil {
 		return usageErr(err)
 	}

@@ -217,4 +217,3 @@ func orBundled(path string) string {
 	}
 	return path
 }
-

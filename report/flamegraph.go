@@ -66,8 +66,8 @@ func FlameGraph(r *runfile.Run, o Options) (fd FlameData, ok bool) {
 	over := fmt.Sprintf("%.1f s", r.Profile.DurationMS/1000)
 	heading := fmt.Sprintf("CPU time of the target: %s sampled over %s", g.Value(g.Root.Total), over)
 	if filter.Key != "" {
-		heading = fmt.Sprintf("CPU time of the server's goroutines: %s sampled over %s (%.0f%% of the process's)", g.Value(g.Root.Total), over, 100*g.KeptShare())
-		fd.Covers = fmt.Sprintf("The embedded server ran in tokenpulse's own process, beside the measuring client; the graph keeps the samples of the server's goroutines (its connections, generation and the engine's workers, labelled %s): %s of CPU, %.0f%% of the %s the process used over the run's %s. The rest, left out, is the measuring client, the Go runtime's background work (the garbage collector) and tokenpulse's own bookkeeping.",
+		heading = fmt.Sprintf("CPU time of the server's goroutines: %s sampled over %s (%.1f%% of the process's)", g.Value(g.Root.Total), over, 100*g.KeptShare())
+		fd.Covers = fmt.Sprintf("The embedded server ran in tokenpulse's own process, beside the measuring client; the graph keeps the samples of the server's goroutines (its connections, generation and the engine's workers, labelled %s): %s of CPU, %.1f%% of the %s the process used over the run's %s. The rest, left out, is the measuring client, the Go runtime's background work (the garbage collector) and tokenpulse's own bookkeeping.",
 			r.Profile.Label, g.Value(g.Root.Total), 100*g.KeptShare(), g.Value(g.ProfileTotal), over)
 	} else {
 		fd.Covers = fmt.Sprintf("The target's own process, profiled through its /debug/pprof/profile over the run's %s: %s of CPU, every goroutine of it (its runtime's garbage collector included).", over, g.Value(g.Root.Total))

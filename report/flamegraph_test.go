@@ -27,7 +27,7 @@ func TestHTMLDrawsTheFlameGraphOfTheServer(t *testing.T) {
 	page := string(html)
 	for _, want := range []string{
 		`id="flame-graph"`, `class="flame"`, "engine.matVec", "engine.(*Model).forward",
-		"600 ms of CPU, 75% of the 800 ms", // the server's share, the client left out
+		"600 ms of CPU, 75.0% of the 800 ms", // the server's share, the client left out
 		"go tool pprof",
 	} {
 		if !strings.Contains(page, want) {

@@ -23,7 +23,7 @@ func TestBenchABSameModel(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, text)
 	}
-	for _, want := range []string{"A/B: A = stories260K-Q8_0.gguf", "size: B is +0.0% of A", "outputs: 4 of 4 identical (100%)", "tpot p95", "longest stall"} {
+	for _, want := range []string{"A/B: A = stories260K-Q8_0.gguf", "size: B/A = 1.000 (+0.0%)", "outputs: 4 of 4 identical (100%)", "tpot p95", "longest stall"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("summary lacks %q:\n%s", want, text)
 		}

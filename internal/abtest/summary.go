@@ -99,9 +99,13 @@ func (s Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "A/B: %s\n     %s\n", side(s.A), side(s.B))
 	if s.SizeRatio > 0 {
-		fmt.Fprintf(w, "size: B is %+.1f%% of A\n", 100*(s.SizeRatio-1))
+		fmt.Fprintf(w, "size: B/A = %.3f (%+.1f%%)\n", s.SizeRatio, 100*(s.SizeRatio-1))
 	}
-	fmt.Fprintf(w, "order: %s; %d and %d measured requests\n\n", s.Order, s.A.Requests, s.B.Requests)
+	fmt.Fprintf(w, "order: %s; %d and %d measured requests", s.Order, s.A.Requests, s.B.Requests)
+	if s.A.Errors+s.B.Errors > 0 {
+		fmt.Fprintf(w, ", %d and %d of them failed", s.A.Errors, s.B.Errors)
+	}
+	fmt.Fprint(w, "\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "metric\tA\tB\tB vs A\tp\tverdict (compare)\t")
 	row := func(name string, a, b float64, metric string) {

@@ -96,3 +96,18 @@ func newFlameView(r *runfile.Run, o Options) *flameView {
 	}
 	return &flameView{SVG: template.HTML(fd.Chart.SVG), Title: fd.Chart.Title, Covers: fd.Covers, Path: fd.Path, Top: fd.Top, Err: fd.Err}
 }
+
+// profileSection is the methodology's account of the run's CPU profile.
+func profileSection(r *runfile.Run) (docSection, bool) {
+	p := r.Profile
+	if p == nil || p.File == "" {
+		return docSection{}, false
+	}
+	para := fmt.Sprintf("A CPU profile was taken while the requests ran (%.1f s), sampling 100 times a second, and kept as `%s` in the run directory.", p.DurationMS/1000, p.File)
+	if p.Source == "remote" {
+		para += " It was fetched from the target's /debug/pprof/profile in consecutive windows merged into one: it is the target's whole process; the last window may run past the run's end, which adds no samples while the target is idle."
+	} else {
+		para += fmt.Sprintf(" The embedded server ran in this process beside the measuring client: its goroutines carried the label `%s`, and the flame graph keeps their samples only. Go's profiler interrupts the process 100 times a second; tokenpulse's own measurement of that cost on its engine (go test ./internal/profiling -bench ProfileOverhead) could not tell it from a noisy machine's spread.", p.Label)
+	}
+	return docSection{Title: "CPU profile", Paras: []string{para}}, true
+}

@@ -29,6 +29,7 @@ func TestHTMLDrawsTheFlameGraphOfTheServer(t *testing.T) {
 		`id="flame-graph"`, `class="flame"`, "engine.matVec", "engine.(*Model).forward",
 		"600 ms of CPU, 75.0% of the 800 ms", // the server's share, the client left out
 		"go tool pprof",
+		"<h3>CPU profile</h3>", "label <code>tokenpulse=server</code>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)

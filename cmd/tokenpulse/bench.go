@@ -297,7 +297,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Journal:   journal,
 	}, f.workload(s, cold, cmd.Flags()))
 	restoreGC()
-	run.Profile = stopProfile(prof, stderr)
+	run.Profile = stopProfile(prof, stderr, dir)
 	run.Requests, run.Scenario = res.Requests, res.Scenario
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -48,15 +49,18 @@ func (p *profileFlags) start(ctx context.Context, w io.Writer, fs *pflag.FlagSet
 	return s
 }
 
-// stopProfile ends s (nil: none was taken) and returns what the run file
-// records of it.
-func stopProfile(s profiling.Session, w io.Writer) *runfile.Profile {
+// stopProfile ends s (nil: none was taken), says on w where it went and
+// returns what the run file records of it.
+func stopProfile(s profiling.Session, w io.Writer, dir string) *runfile.Profile {
 	if s == nil {
 		return nil
 	}
 	pr, err := s.Stop()
 	if err != nil {
 		fmt.Fprintf(w, "tokenpulse: warning: the CPU profile: %v\n", err)
+	}
+	if pr != nil {
+		fmt.Fprintf(w, "tokenpulse: CPU profile of the target written to %s (go tool pprof -http=: %s)\n", filepath.Join(dir, pr.File), filepath.Join(dir, pr.File))
 	}
 	return pr
 }

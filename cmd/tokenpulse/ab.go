@@ -50,6 +50,8 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 		return usageErr(errors.New("--model-b serves both models on the embedded server: it takes no --url"))
 	case f.concurrency != 1 || f.rate > 0 || f.scenario != "":
 		return usageErr(errors.New("--model-b interleaves one request at a time: it takes no -c above 1, --rate or --scenario"))
+	case f.browser.on:
+		return usageErr(errors.New("--model-b measures the stream, not a page: it takes no --browser"))
 	case fs.Changed("profile"):
 		return usageErr(errors.New("--model-b takes no --profile: both servers share one process; profile each with its own bench run"))
 	}

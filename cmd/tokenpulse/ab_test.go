@@ -80,6 +80,7 @@ func TestBenchABUsageErrors(t *testing.T) {
 		{"bench", "--model-b", "b.gguf", "-c", "2"},
 		{"bench", "--model-b", "b.gguf", "--rate", "2"},
 		{"bench", "--model-b", "b.gguf", "--profile"},
+		{"bench", "--model-b", "b.gguf", "--browser"},
 	} {
 		if text, code := cliRun(t, args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d\n%s", args, code, exitUsage, text)

@@ -74,6 +74,7 @@ type benchFlags struct {
 	outputs  outputFlags
 	profile  profileFlags
 	ab       abFlags
+	browser  browserFlags
 }
 
 func newBenchCmd() *cobra.Command {
@@ -139,6 +140,7 @@ measured is still written).`,
 	f.outputs.register(fl)
 	f.profile.register(fl)
 	f.ab.register(fl)
+	f.browser.register(fl)
 	return cmd
 }
 
@@ -150,6 +152,9 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		return usageErr(err)
 	}
 	if err := f.validateArrival(cmd.Flags()); err != nil {
+		return usageErr(err)
+	}
+	if err := f.browser.validate(cmd.Flags(), f); err != nil {
 		return usageErr(err)
 	}
 	reqOpts, err := f.requestOptions(cmd.Flags())
@@ -287,7 +292,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	prog := newProgressLine(stderr, f.quiet)
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
-	res, runErr := bench.RunWorkload(ctx, bench.Config{
+	res, runErr := f.browser.workload(run, stderr, bench.RunWorkload)(ctx, bench.Config{
 		Client:    client,
 		MaxTokens: f.maxTokens,
 		Timeout:   f.timeout,

@@ -244,6 +244,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		Server: opts,
 		Listening: func(url string) {
 			fmt.Fprintf(out, "tokenpulse serve: %s on %s, warming up (/health is 503 until ready)\n", what, url)
+			fmt.Fprintf(out, "tokenpulse serve: chat page at %s/\n", url)
 		},
 	})
 	if err != nil {

@@ -143,17 +143,18 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	base := bench.Config{MaxTokens: f.maxTokens, Timeout: f.timeout, Fatal: refusedCredentials(f.apiKeyEnv)}
 	ca, cb := base, base
 	ca.Client, cb.Client = sides[0].rec, sides[1].rec
+	prog := newProgressLine(stderr, f.quiet)
+	errs := 0
 	progress := func(st abtest.Step) {
-		if !f.quiet {
-			fmt.Fprintf(stderr, "\rtokenpulse: A/B %d/%d (%s, %s)   ", st.Done, st.Total, st.Side, st.Phase)
+		if st.Last != nil && !st.Last.OK() {
+			errs++
 		}
+		prog.update(bench.Progress{Phase: st.Side + " " + st.Phase, Done: st.Done, Total: st.Total, Errors: errs})
 	}
 	restoreGC := stream.HoldGC()
 	ra, rb, runErr := abtest.Run(ctx, ca, cb, work, progress)
 	restoreGC()
-	if !f.quiet {
-		fmt.Fprintln(stderr)
-	}
+	prog.finish()
 	finished := time.Now().UTC()
 	sides[0].run.Requests, sides[1].run.Requests = ra, rb
 	var views []abtest.Side

@@ -73,12 +73,12 @@ func colour(fn string) string {
 // root and carries a tooltip (its full name, share and time). heading is
 // the line drawn above it.
 func (g *Graph) SVG(width float64, heading string) []byte {
-	depth := g.Root.Depth()
+	scale := (width - 2*margin) / float64(g.Root.Total)
+	depth := drawnDepth(g.Root, scale)
 	h := headH + float64(depth)*rowH + legendH + margin
 	c := svg.New(width, h, "Flame graph: "+heading, svg.Class("flame"), svg.A("style", fontAttr+";background:#fff"))
 	c.Rect(0, 0, width, h, svg.A("fill", "#fff"))
 	c.Text(margin, 16, heading, svg.A("fill", "#222"), svg.A("font-weight", "600"))
-	scale := (width - 2*margin) / float64(g.Root.Total)
 	bottom := headH + float64(depth)*rowH // the root's row ends here
 	var draw func(n *Node, x float64, level int)
 	draw = func(n *Node, x float64, level int) {
@@ -108,6 +108,19 @@ func (g *Graph) SVG(width float64, heading string) []byte {
 	draw(g.Root, margin, 0)
 	g.legend(c, bottom+8)
 	return c.Bytes()
+}
+
+// drawnDepth is the depth of n's subtree counting only the frames wide
+// enough to be drawn at scale pixels per unit.
+func drawnDepth(n *Node, scale float64) int {
+	if float64(n.Total)*scale < minRectW {
+		return 0
+	}
+	d := 0
+	for _, c := range n.Children {
+		d = max(d, drawnDepth(c, scale))
+	}
+	return d + 1
 }
 
 // legend draws a swatch for each kind of package the graph holds.

@@ -252,3 +252,25 @@ func TestFit(t *testing.T) {
 		t.Errorf("too narrow: %q", got)
 	}
 }
+
+func TestSVGHeightFollowsDrawnFrames(t *testing.T) {
+	deep := []string{"d10", "d9", "d8", "d7", "d6", "d5", "d4", "d3", "d2", "d1", serve}
+	g, err := Build(synthetic(t, []stack{
+		{[]string{decode, serve}, 1e9, ""},
+		{deep, 10_000, ""}, // 10 µs of 1 s: far below a pixel
+	}), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Root.Depth() != 12 {
+		t.Fatalf("depth %d, want 12", g.Root.Depth())
+	}
+	doc := g.SVG(1016, "CPU")
+	want := `height="` + strconv.Itoa(headH+3*rowH+legendH+margin) + `"`
+	if !bytes.Contains(doc, []byte(want)) {
+		t.Errorf("a frame too narrow to draw must not make the graph taller: want %s in\n%s", want, doc[:200])
+	}
+	if bytes.Contains(doc, []byte("d10")) {
+		t.Error("a frame narrower than a pixel's fraction is drawn")
+	}
+}

@@ -27,7 +27,8 @@ type Chart struct {
 // Charts returns every chart of the HTML report of r, in page order: the
 // TTFT waterfall, TTFT by turn (a run with conversations only), the gap
 // histogram, one token-arrival timeline per offending request (see
-// Timelines), then the load over the run (LoadChart).
+// Timelines), the load over the run (LoadChart), then the flame graph of
+// the run's CPU profile when it has one (see FlameGraph).
 func Charts(r *runfile.Run, o Options) []Chart {
 	out := []Chart{Waterfall(r, o)}
 	if tc, ok := TurnChart(r, o); ok {
@@ -35,7 +36,11 @@ func Charts(r *runfile.Run, o Options) []Chart {
 	}
 	out = append(out, GapHistogram(r, o))
 	out = append(out, Timelines(r, o)...)
-	return append(out, LoadChart(r, o))
+	out = append(out, LoadChart(r, o))
+	if fd, ok := FlameGraph(r, o); ok && fd.Chart.SVG != nil {
+		out = append(out, fd.Chart)
+	}
+	return out
 }
 
 // Colours of the charts.

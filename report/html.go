@@ -78,6 +78,8 @@ type htmlView struct {
 	ScenarioSummary string
 	ScenarioColumns []string
 	ScenarioRows    [][]string
+	// Flame is the flame graph of the run's CPU profile, nil when none.
+	Flame *flameView
 	// Browser is the section of a browser run (model against
 	// measurement, three-layer timelines); nil otherwise.
 	Browser *browserView
@@ -280,6 +282,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		v.Experience = append(v.Experience, experienceView{Scope: e.Scope, Rule: e.Rule, Value: fmtValue(e.Value, e.Unit),
 			Experience: e.Experience, Impact: e.Impact, Tier: e.Tier})
 	}
+	v.Flame = newFlameView(r, o)
 	v.Warnings = r.Warnings
 	for _, s := range methodology(r) {
 		sv := sectionView{Title: s.Title, Code: s.Code}

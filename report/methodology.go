@@ -259,6 +259,10 @@ func methodology(r *runfile.Run) []docSection {
 		out = append(out, sec)
 	}
 
+	if sec, ok := profileSection(r); ok {
+		out = append(out, sec)
+	}
+
 	// Reproduce.
 	repro := docSection{Title: "Reproduce"}
 	if len(r.CommandLine) > 0 {

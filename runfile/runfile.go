@@ -58,6 +58,25 @@ type Run struct {
 	// Comparison is the comparison with an earlier run (--against), or
 	// why none was made; nil when none was asked.
 	Comparison *Comparison `json:"comparison,omitempty"`
+	// Profile names the CPU profile taken during the run, in the run
+	// directory; nil when none was taken.
+	Profile *Profile `json:"profile,omitempty"`
+}
+
+// Profile is a CPU profile of the target taken during a run (pprof's
+// profile.proto, gzipped: go tool pprof reads it).
+type Profile struct {
+	// File is its name in the run directory ("cpu.pprof").
+	File string `json:"file"`
+	// Source is "embedded" (this process, which also ran the measuring
+	// client: the server's goroutines carry Label) or "remote" (the
+	// target's /debug/pprof/profile: that process alone).
+	Source string `json:"source"`
+	// Label, "key=value", marks the server's samples in an embedded
+	// profile; "" when every sample is the target's.
+	Label string `json:"label,omitempty"`
+	// DurationMS is how long it sampled.
+	DurationMS float64 `json:"duration_ms"`
 }
 
 // Comparison records the comparison of a run with an earlier one (its

@@ -72,6 +72,8 @@ type benchFlags struct {
 	judge    judgeFlags
 	embedded embeddedFlags
 	outputs  outputFlags
+	profile  profileFlags
+	ab       abFlags
 	browser  browserFlags
 }
 
@@ -136,11 +138,16 @@ measured is still written).`,
 	f.judge.register(fl)
 	f.embedded.register(fl)
 	f.outputs.register(fl)
+	f.profile.register(fl)
+	f.ab.register(fl)
 	f.browser.register(fl)
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if f.ab.modelB != "" {
+		return runAB(cmd, f)
+	}
 	if err := f.validate(); err != nil {
 		return usageErr(err)
 	}
@@ -281,6 +288,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	}
 	defer journal.Close()
 
+	prof := f.profile.start(ctx, stderr, cmd.Flags(), dir, f.url, client)
 	prog := newProgressLine(stderr, f.quiet)
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
@@ -294,6 +302,7 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		Journal:   journal,
 	}, f.workload(s, cold, cmd.Flags()))
 	restoreGC()
+	run.Profile = stopProfile(prof, stderr, dir)
 	run.Requests, run.Scenario = res.Requests, res.Scenario
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()

@@ -27,6 +27,7 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 	mux.Handle("/v1/abort", s.only(http.MethodPost, s.authed(s.handleAbort)))
 	mux.Handle("/health", s.only(http.MethodGet, http.HandlerFunc(s.handleHealth)))
 	mux.Handle("/metrics", s.only(http.MethodGet, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	s.mountPprof(mux)
 	page := chatpage.Handler()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if chatpage.Serves(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {

@@ -148,6 +148,8 @@ func (s Scope) measured() measure.Scope {
 		return measure.Cold
 	case ScopeCategory:
 		return measure.Category(s.Category)
+	case ScopeTurn:
+		return measure.Turn(s.Turn)
 	}
 	return measure.Overall
 }
@@ -174,6 +176,12 @@ func scopeOf(run *runfile.Run, s Scope, cache map[string]*scopeData) *scopeData 
 			}
 		case ScopeCategory:
 			d.g = run.Summary.Categories[s.Category]
+		case ScopeTurn:
+			for _, t := range run.Summary.Turns {
+				if t.Turn == s.Turn {
+					d.g = t.Group
+				}
+			}
 		default:
 			d.g = run.Summary.Overall
 		}
@@ -191,7 +199,7 @@ func scopeOf(run *runfile.Run, s Scope, cache map[string]*scopeData) *scopeData 
 // noData says why rule r has nothing to measure in scope s (data d).
 func noData(r Rule, s Scope, d *scopeData) string {
 	if d.g.Requests == 0 {
-		if s.Kind == ScopeCategory || s.Kind == ScopeCold {
+		if s.Kind == ScopeCategory || s.Kind == ScopeCold || s.Kind == ScopeTurn {
 			return "no data: the run has no " + s.String() + " request"
 		}
 		return "no data: the run has no measured request"

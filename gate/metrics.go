@@ -94,6 +94,11 @@ var metrics = map[string]metricDef{
 	"tpot_std":     {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.TPOTStd)},
 	"ttft_network": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.TTFTNetwork)},
 	"server_tpot":  {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.ServerTPOT)},
+	// The measured visible metrics of a browser run (bench --browser).
+	"painted_ttft":    {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.PaintedTTFT)},
+	"paint_gap":       {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.PaintGap)},
+	"render_overhead": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.RenderOverhead)},
+	"long_frame":      {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.LongFrame)},
 	"tpot": {stats: setOf(distStats...), kind: timeUnit, bind: func(stat string) binding {
 		switch stat {
 		case "mean", "min", "max", "count":

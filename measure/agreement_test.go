@@ -113,6 +113,14 @@ func summaryField(g runfile.Group, metric, stat string) (float64, bool) {
 		d = g.TTFTNetworkMs
 	case "server_tpot":
 		d = g.ServerTPOTMs
+	case "painted_ttft":
+		d = g.PaintedTTFTMs
+	case "paint_gap":
+		d = g.PaintGapMs
+	case "render_overhead":
+		d = g.RenderOverheadMs
+	case "long_frame":
+		d = g.LongFrameMs
 	case "tpot":
 		switch stat {
 		case "mean", "min", "max", "count":

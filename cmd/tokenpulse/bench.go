@@ -73,6 +73,9 @@ type benchFlags struct {
 	judge    judgeFlags
 	embedded embeddedFlags
 	outputs  outputFlags
+	profile  profileFlags
+	ab       abFlags
+	browser  browserFlags
 }
 
 func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
@@ -139,10 +142,16 @@ measured is still written).`,
 	f.judge.register(fl)
 	f.embedded.register(fl)
 	f.outputs.register(fl)
+	f.profile.register(fl)
+	f.ab.register(fl)
+	f.browser.register(fl)
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if f.ab.modelB != "" {
+		return runAB(cmd, f)
+	}
 	plan, err := planBench(cmd.Flags(), f)
 	if err != nil {
 		return err

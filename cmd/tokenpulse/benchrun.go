@@ -43,6 +43,9 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	if err := f.validateArrival(fs); err != nil {
 		return nil, usageErr(err)
 	}
+	if err := f.browser.validate(fs, f); err != nil {
+		return nil, usageErr(err)
+	}
 	reqOpts, err := f.requestOptions(fs)
 	if err != nil {
 		return nil, usageErr(err)
@@ -255,10 +258,11 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 	}
 	defer journal.Close()
 
+	prof := f.profile.start(ctx, stderr, p.fs, dir, f.url, t.client)
 	prog := newProgressLine(stderr, spec.quiet)
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
-	res, runErr := bench.RunWorkload(ctx, bench.Config{
+	res, runErr := f.browser.workload(run, stderr, bench.RunWorkload)(ctx, bench.Config{
 		Client:    t.client,
 		MaxTokens: f.maxTokens,
 		Timeout:   f.timeout,
@@ -268,6 +272,7 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 		Journal:   journal,
 	}, work)
 	restoreGC()
+	run.Profile = stopProfile(prof, stderr, dir)
 	run.Requests, run.Scenario = res.Requests, res.Scenario
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()

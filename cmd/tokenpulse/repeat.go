@@ -23,7 +23,7 @@ import (
 // Each run writes its run.json; none is recorded in the history.
 func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command, plan *benchPlan, t *benchTarget) error {
 	f := plan.f
-	for _, n := range []string{"report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
+	for _, n := range []string{"model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
 		if plan.fs.Changed(n) {
 			return usageErr(fmt.Errorf("--repeat does not take --%s: each run writes its run.json ('tokenpulse report DIR/rep-01' renders one), and 'tokenpulse compare BASE_DIR NEW_DIR' compares two sets", n))
 		}

@@ -102,6 +102,7 @@ saves a screenshot of the HTML report (needs Chromium).`,
 				out, format = runDirOf(args[0]), "all"
 			}
 			opts.Color = color
+			opts.RunDir = runDirOf(args[0])
 			if format == "all" && out == "" {
 				out = runDirOf(args[0])
 			}

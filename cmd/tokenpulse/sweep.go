@@ -75,7 +75,7 @@ measured are in sweep.json).`,
 	fl := cmd.Flags()
 	fl.AddFlagSet(bc.Flags())
 	// bench's flags that a sweep refuses or ignores stay out of its help.
-	for _, n := range []string{"rate", "repeat", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp", "color", "history", "no-history"} {
+	for _, n := range []string{"rate", "repeat", "model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp", "color", "history", "no-history"} {
 		if fl.Lookup(n) != nil {
 			_ = fl.MarkHidden(n)
 		}
@@ -137,7 +137,7 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 	if fs.Changed("rate") {
 		return nil, errors.New("sweep takes its rates from --rates or --find-max, not --rate")
 	}
-	for _, n := range []string{"report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
+	for _, n := range []string{"model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
 		if fs.Changed(n) {
 			return nil, fmt.Errorf("--%s is bench's: a sweep writes each step's run.json and its own sweep.json and sweep.html ('tokenpulse report DIR/STEP' renders a step)", n)
 		}

@@ -55,12 +55,12 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	case fs.Changed("profile"):
 		return usageErr(errors.New("--model-b takes no --profile: both servers share one process; profile each with its own bench run"))
 	}
-	for _, p := range []string{f.embedded.model, f.ab.modelB} {
-		if p == "" {
+	for _, m := range []struct{ flag, path string }{{"--model", f.embedded.model}, {"--model-b", f.ab.modelB}} {
+		if m.path == "" {
 			continue
 		}
-		if _, err := os.Stat(p); err != nil {
-			return usageErr(fmt.Errorf("model file: %w", err))
+		if _, err := os.Stat(m.path); err != nil {
+			return usageErr(fmt.Errorf("%s: %w (give the path of a GGUF file)", m.flag, err))
 		}
 	}
 	reqOpts, err := f.requestOptions(fs)

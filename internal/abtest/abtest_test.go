@@ -147,3 +147,23 @@ func TestCommonPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTextNamesTheBundledModel(t *testing.T) {
+	s := Summary{
+		A: Side{Label: "A", Quantization: "F32: 48"},
+		B: Side{Label: "B", Model: "/m/x-Q4_0.gguf", Quantization: "Q4_0: 32", SizeBytes: 2048},
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"A = the bundled model (F32: 48)\n", "B = x-Q4_0.gguf (Q4_0: 32, 2.0 KiB)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "A = .") || strings.Contains(out, "0 B)") {
+		t.Errorf("summary names the bundled model as a path or a 0 B file:\n%s", out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/dustin/go-humanize"
@@ -91,11 +92,23 @@ func (s Summary) change(metric string) (runfile.Change, bool) {
 // change, and compare's p-value and verdict for it.
 func (s Summary) WriteText(w io.Writer) error {
 	side := func(x Side) string {
-		q := ""
-		if x.Quantization != "" {
-			q = x.Quantization + ", "
+		// Model is empty when the side serves the bundled model, whose
+		// size is then unknown (0): say so rather than print "." and 0 B.
+		name := "the bundled model"
+		if x.Model != "" {
+			name = filepath.Base(x.Model)
 		}
-		return fmt.Sprintf("%s = %s (%s%s)", x.Label, filepath.Base(x.Model), q, humanize.IBytes(uint64(x.SizeBytes)))
+		var about []string
+		if x.Quantization != "" {
+			about = append(about, x.Quantization)
+		}
+		if x.SizeBytes > 0 {
+			about = append(about, humanize.IBytes(uint64(x.SizeBytes)))
+		}
+		if len(about) == 0 {
+			return fmt.Sprintf("%s = %s", x.Label, name)
+		}
+		return fmt.Sprintf("%s = %s (%s)", x.Label, name, strings.Join(about, ", "))
 	}
 	fmt.Fprintf(w, "A/B: %s\n     %s\n", side(s.A), side(s.B))
 	if s.SizeRatio > 0 {

@@ -158,7 +158,8 @@ func layers(q *runfile.Request, r *runfile.Run) Chart {
 			prev = max(prev, t)
 		}
 	}
-	c.Text(10, 32, fmt.Sprintf("network TTFT %s ms · first paint %s ms · red: pauses over 50 ms", fmtMS(stats.Millis(q.TTFTNS)), fmtMS(measure.Of(q, measure.Display(r)).Painted.TTFTMs)), svg.A("fill", colMuted))
+	v := measure.Of(q, measure.Display(r))
+	c.Text(10, 32, fmt.Sprintf("network TTFT %s ms · first paint %s ms · red: pauses over 50 ms", fmtMS(v.TTFTMs), fmtMS(v.Painted.TTFTMs)), svg.A("fill", colMuted))
 	return Chart{Name: fmt.Sprintf("layers-%d", q.Index), Title: title, SVG: c.Bytes()}
 }
 

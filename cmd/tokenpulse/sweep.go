@@ -232,15 +232,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		if err := sw.Write(filepath.Join(dir, sweep.FileName)); err != nil {
 			return fmt.Errorf("writing the sweep file: %w", err)
 		}
-		f, err := os.Create(filepath.Join(dir, "sweep.html"))
-		if err != nil {
-			return err
-		}
-		if err := sw.WriteHTML(f); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return writeSweepHTML(sw, dir)
 	}
 
 	n := len(sp.loads)
@@ -358,6 +350,19 @@ func renderSweep(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
+	if err := writeSweepHTML(sw, dir); err != nil {
+		return err
+	}
+	if err := sw.WriteText(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: %s written\n", filepath.Join(dir, "sweep.html"))
+	return nil
+}
+
+// writeSweepHTML writes sw's report to dir/sweep.html: the one place both
+// a sweep and tokenpulse report DIR write it.
+func writeSweepHTML(sw *sweep.Sweep, dir string) error {
 	f, err := os.Create(filepath.Join(dir, "sweep.html"))
 	if err != nil {
 		return err
@@ -366,14 +371,7 @@ func renderSweep(cmd *cobra.Command, dir string) error {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := sw.WriteText(cmd.OutOrStdout()); err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: %s written\n", filepath.Join(dir, "sweep.html"))
-	return nil
+	return f.Close()
 }
 
 // sweepThresholds lists every threshold a step is judged on: the suite's

@@ -86,4 +86,8 @@ func TestBenchABUsageErrors(t *testing.T) {
 			t.Errorf("%q: exit %d, want %d\n%s", args, code, exitUsage, text)
 		}
 	}
+	// A missing model file names the flag that gave it.
+	if text, code := cliRun(t, "bench", "--model-b", "/no/such/file.gguf"); code != exitUsage || !strings.Contains(text, "--model-b: ") {
+		t.Errorf("missing --model-b file: exit %d, want %d naming --model-b:\n%s", code, exitUsage, text)
+	}
 }

@@ -19,7 +19,14 @@ import (
 // lifetime and returns its base URL.
 func startMock(t *testing.T, p mock.Profile) string {
 	t.Helper()
-	srv, err := server.New(mock.New(p, nil), server.Options{Addr: "127.0.0.1:0", Parallel: 64})
+	return serveMock(t, p, server.Options{Addr: "127.0.0.1:0", Parallel: 64})
+}
+
+// serveMock serves the mock profile with the server options o on a
+// loopback port for the test's lifetime and returns its base URL.
+func serveMock(t *testing.T, p mock.Profile, o server.Options) string {
+	t.Helper()
+	srv, err := server.New(mock.New(p, nil), o)
 	if err != nil {
 		t.Fatal(err)
 	}

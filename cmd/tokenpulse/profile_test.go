@@ -158,10 +158,15 @@ func TestBenchProfileRemoteNotExposed(t *testing.T) {
 // TestBenchEmbeddedProfileKeepsServerApart profiles the embedded server
 // (the default) and checks the labels: every sample in the engine's
 // forward pass is the server's, and the report draws the graph.
+//
+// The profiler samples at 100 Hz: four answers of at most 12 tokens from
+// the bundled model took about 20 ms and left a sample or none in the
+// forward pass, so the test failed by chance. 16 answers of 64 tokens
+// each (--ignore-eos: no early end) give it some 0.5 s of generation.
 func TestBenchEmbeddedProfileKeepsServerApart(t *testing.T) {
 	out := t.TempDir()
-	text, code := cliRun(t, "bench", "--suite", writeBenchSuite(t, "30s"), "-n", "4", "--warmup", "1",
-		"--out", out, "--no-history", "-q", "--report", "html")
+	text, code := cliRun(t, "bench", "--suite", writeBenchSuite(t, "30s"), "-n", "16", "--warmup", "1",
+		"--max-tokens", "64", "--ignore-eos", "--out", out, "--no-history", "-q", "--report", "html")
 	if code != exitOK {
 		t.Fatalf("exit %d:\n%s", code, text)
 	}

@@ -131,8 +131,11 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 			given++
 		}
 	}
-	if given != 1 {
+	switch {
+	case given == 0:
 		return nil, errors.New("give one of --rates, --concurrencies or --find-max")
+	case given > 1:
+		return nil, errors.New("--rates, --concurrencies and --find-max exclude each other: give only one")
 	}
 	if fs.Changed("rate") {
 		return nil, errors.New("sweep takes its rates from --rates or --find-max, not --rate")
@@ -170,6 +173,15 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 		res, rerr := compareFraction(sf.resolution)
 		if rerr != nil {
 			return nil, fmt.Errorf("--resolution: %w", rerr)
+		}
+		// Name the flag a user set wrong; Validate stays the rule.
+		switch {
+		case !(sf.startRate > 0) || math.IsInf(sf.startRate, 0):
+			return nil, fmt.Errorf("--start-rate must be a rate > 0 (requests/s), not %v", sf.startRate)
+		case !(res > 0 && res < 1):
+			return nil, fmt.Errorf("--resolution must be above 0 and below 100%%, such as 10%%, not %s", sf.resolution)
+		case sf.maxSteps < 2:
+			return nil, fmt.Errorf("--max-steps must be at least 2 (a pass and a fail), not %d", sf.maxSteps)
 		}
 		p.search = &sweep.Search{Start: sf.startRate, Resolution: res, MaxSteps: sf.maxSteps, MinRate: sf.startRate / 16}
 		err = p.search.Validate()

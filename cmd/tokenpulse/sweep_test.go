@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,22 +18,7 @@ import (
 // parallel answers at once (the rest wait in the server's queue).
 func startMockParallel(t *testing.T, p mock.Profile, parallel int) string {
 	t.Helper()
-	srv, err := server.New(mock.New(p, nil), server.Options{Addr: "127.0.0.1:0", Parallel: parallel, Queue: 256})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	if err := srv.WarmUp(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); <-done })
-	return "http://" + ln.Addr().String()
+	return serveMock(t, p, server.Options{Addr: "127.0.0.1:0", Parallel: parallel, Queue: 256})
 }
 
 // skipIfFrozen skips a test against the wall clock when the machine
@@ -281,6 +264,35 @@ func TestSweepStartsTheEmbeddedServerOnce(t *testing.T) {
 		}
 		if first := i == 0; (colds == 1) != first || (run.ColdStart != nil) != first || run.Config.Cold != first {
 			t.Errorf("step %d: %d cold requests, cold start %v, config cold %v; want them in the first step only", i+1, colds, run.ColdStart != nil, run.Config.Cold)
+		}
+	}
+}
+
+// TestSweepUsageErrorsNameTheFlag checks that each usage error exits 2
+// and names the flag to change, before anything is measured (the URL
+// answers nothing).
+func TestSweepUsageErrorsNameTheFlag(t *testing.T) {
+	const url = "http://127.0.0.1:1"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rates", "0"}, "--rates"},
+		{[]string{"--rates", "abc"}, "--rates"},
+		{[]string{"--concurrencies", "0"}, "--concurrencies"},
+		{[]string{"--rates", "1", "--find-max"}, "give only one"},
+		{[]string{}, "give one of"},
+		{[]string{"--find-max", "--start-rate", "0"}, "--start-rate"},
+		{[]string{"--find-max", "--start-rate", "-1"}, "--start-rate"},
+		{[]string{"--find-max", "--resolution", "0"}, "--resolution"},
+		{[]string{"--find-max", "--resolution", "100%"}, "--resolution"},
+		{[]string{"--find-max", "--max-steps", "1"}, "--max-steps"},
+		{[]string{"--rates", "1", "--knee-factor", "0.5"}, "--knee-factor"},
+	} {
+		args := append([]string{"sweep", "--url", url}, c.args...)
+		text, code := cliRun(t, args...)
+		if code != exitUsage || !strings.Contains(text, c.want) || strings.Contains(text, "goroutine") {
+			t.Errorf("%q: exit %d, want %d with %q:\n%s", args, code, exitUsage, c.want, text)
 		}
 	}
 }

@@ -172,7 +172,7 @@ func (s *Sweep) WriteHTML(w io.Writer) error {
 	if s.Knee != nil {
 		v.Facts = append(v.Facts, [2]string{"knee", s.Knee.String()})
 	} else {
-		v.Facts = append(v.Facts, [2]string{"knee", "none: TTFT p95 stayed near its lowest-load level"})
+		v.Facts = append(v.Facts, [2]string{"knee", NoKnee(s.Steps)})
 	}
 	if s.Search != nil {
 		v.Facts = append(v.Facts, [2]string{"capacity", s.Search.String()})

@@ -46,13 +46,7 @@ func (k Knee) String() string {
 // (every request failed) are skipped; a load measured twice is judged
 // on each step.
 func FindKnee(steps []Step, rule KneeRule) *Knee {
-	sw := Sweep{Steps: steps}
-	var with []Step
-	for _, s := range sw.ByLoad() {
-		if s.Requests > s.Errors && s.TTFTP95Ms > 0 {
-			with = append(with, s)
-		}
-	}
+	with := kneeSteps(steps)
 	if len(with) < 2 {
 		return nil
 	}
@@ -66,4 +60,27 @@ func FindKnee(steps []Step, rule KneeRule) *Knee {
 		below = s.Load
 	}
 	return nil
+}
+
+// kneeSteps returns the steps a knee is read from, in order of load:
+// those with a TTFT (some request succeeded).
+func kneeSteps(steps []Step) []Step {
+	sw := Sweep{Steps: steps}
+	var with []Step
+	for _, s := range sw.ByLoad() {
+		if s.Requests > s.Errors && s.TTFTP95Ms > 0 {
+			with = append(with, s)
+		}
+	}
+	return with
+}
+
+// NoKnee says why steps have no knee (FindKnee returned nil): fewer than
+// two loads had a TTFT to compare, or TTFT p95 stayed near its
+// lowest-load level.
+func NoKnee(steps []Step) string {
+	if n := len(kneeSteps(steps)); n < 2 {
+		return fmt.Sprintf("none: %d of %d steps had a successful request, and a knee needs two loads with a TTFT", n, len(steps))
+	}
+	return "none: TTFT p95 stayed near its lowest-load level at every step"
 }

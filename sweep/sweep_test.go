@@ -143,3 +143,38 @@ func TestReportMarksKneeAndCapacity(t *testing.T) {
 		t.Errorf("round trip: %+v, %v", back, err)
 	}
 }
+
+// TestNoKneeSaysWhy checks that a sweep without a knee says whether TTFT
+// stayed flat or there was no TTFT to compare (every request of all but
+// one step failed), in the table as in the report.
+func TestNoKneeSaysWhy(t *testing.T) {
+	flat := steps([]float64{1, 2, 4}, []float64{100, 120, 180})
+	if k := FindKnee(flat, DefaultKneeRule()); k != nil {
+		t.Fatalf("knee %+v in a flat sweep", k)
+	}
+	if got := NoKnee(flat); !strings.Contains(got, "stayed near") {
+		t.Errorf("flat sweep: %q", got)
+	}
+	failed := steps([]float64{1, 2, 4}, []float64{100, 0, 0})
+	failed[1].Errors, failed[2].Errors = failed[1].Requests, failed[2].Requests
+	if k := FindKnee(failed, DefaultKneeRule()); k != nil {
+		t.Fatalf("knee %+v with one step measured", k)
+	}
+	want := "none: 1 of 3 steps had a successful request"
+	if got := NoKnee(failed); !strings.HasPrefix(got, want) {
+		t.Errorf("failed steps: %q, want it to start %q", got, want)
+	}
+	sw := &Sweep{SchemaVersion: SchemaVersion, Kind: KindRate, Steps: failed}
+	var text, html strings.Builder
+	if err := sw.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := sw.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"table": text.String(), "report": html.String()} {
+		if !strings.Contains(out, want) || strings.Contains(out, "stayed near") {
+			t.Errorf("the %s does not say why there is no knee:\n%s", name, out)
+		}
+	}
+}

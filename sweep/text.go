@@ -34,7 +34,7 @@ func (s *Sweep) WriteText(w io.Writer) error {
 	if s.Knee != nil {
 		fmt.Fprintf(w, "knee (%s): %s\n", s.Unit(), s.Knee)
 	} else if len(s.Steps) > 1 {
-		fmt.Fprintln(w, "knee: none (TTFT p95 stayed near its lowest-load level at every step)")
+		fmt.Fprintf(w, "knee: %s\n", NoKnee(s.Steps))
 	}
 	if s.Search != nil {
 		fmt.Fprintf(w, "capacity under the thresholds: %s\n", s.Search)

@@ -113,7 +113,7 @@ func dist(m measure.Metric, stat string) func(*runfile.Run) (float64, bool) {
 	}
 }
 
-// Figures are the run-level figures a set summarises, as the run's
+// figures are the run-level figures a set summarises, as the run's
 // overall summary holds them.
 var figures = []figureDef{
 	{"ttft.p50", "ms", dist(measure.TTFT, "p50")},

@@ -298,6 +298,12 @@ func (s *Session) Painted(id string) (int, error) {
 	return call[int](s.tab, "tokenpulse.painted", false, id)
 }
 
+// ended reports whether answer id is over in the page (ended, failed or
+// aborted), or unknown to it: no more of its tokens will come.
+func (s *Session) ended(id string) (bool, error) {
+	return call[bool](s.tab, "tokenpulse.ended", false, id)
+}
+
 // call evaluates fn(args...) in the page, each argument passed as JSON,
 // and decodes the result (awaited when it is a promise and await is set).
 func call[T any](tab context.Context, fn string, await bool, args ...any) (T, error) {

@@ -318,3 +318,30 @@ func TestOwnPage(t *testing.T) {
 		t.Errorf("session info %+v: want the page and its selectors", got)
 	}
 }
+
+// TestRapidFireShortAnswerDoesNotWait asks rapid-fire's first question of
+// a target whose answers end after 2 tokens, fewer than the 3 the
+// follow-up's click waits for: the run must go on as soon as the answer
+// ends (the page says so) and record it as not interrupted, not wait out
+// the request timeout (an hour here, so a wait would show as a test that
+// never ends) for tokens that will not come.
+func TestRapidFireShortAnswerDoesNotWait(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: 5 * time.Millisecond, ITL: 5 * time.Millisecond, Tokens: 2})
+	s := start(t, Config{Target: url, Timeout: time.Hour})
+	p2 := suite.Prompt{ID: "p2", Category: "chat", Text: "And another."}
+	reqs, scen, err := s.Run(t.Context(), Plan{Prompts: []suite.Prompt{prompt, p2}, Renders: []string{chatpage.RenderFrame}, Scenario: bench.ScenarioRapidFire, AfterTokens: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scen.FollowUps) != 1 {
+		t.Fatalf("%d follow-ups, want 1", len(scen.FollowUps))
+	}
+	fu := scen.FollowUps[0]
+	a, b := &reqs[fu.Interrupted], &reqs[fu.FollowUp]
+	if len(a.TokenTimesNS) != 2 || !strings.Contains(a.Error, "ended before 3 tokens") {
+		t.Errorf("first answer: %d events, error %q: want its 2 tokens and the note that it was not interrupted", len(a.TokenTimesNS), a.Error)
+	}
+	if !b.OK() || len(b.TokenTimesNS) != 2 {
+		t.Errorf("follow-up: error %q, %d events, want 2", b.Error, len(b.TokenTimesNS))
+	}
+}

@@ -147,6 +147,9 @@ func (s *Session) rapidFire(ctx context.Context, first, follow suite.Prompt, ren
 	if err != nil {
 		return fu, err
 	}
+	// Wait for after tokens of first in the page, or for its end: an
+	// answer that failed or ended short will bring no more, and waiting
+	// out the timeout for them would hang the run.
 	deadline := time.Now().Add(s.cfg.Timeout)
 	for {
 		n, err := s.Painted(idA)
@@ -154,6 +157,11 @@ func (s *Session) rapidFire(ctx context.Context, first, follow suite.Prompt, ren
 			return fu, err
 		}
 		if n >= after || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		if over, err := s.ended(idA); err != nil {
+			return fu, err
+		} else if over {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -316,6 +316,12 @@ window.tokenpulse = {
     const rec = records.get(id);
     return rec ? rec.insert.filter((t) => t >= 0).length : 0;
   },
+  // ended says whether answer id is over (its stream ended, failed or was
+  // aborted), or unknown: a driver waiting for its tokens stops waiting.
+  ended(id) {
+    const rec = records.get(id);
+    return !rec || rec.endAt >= 0;
+  },
   result(id) {
     const rec = records.get(id);
     if (!rec) return Promise.resolve(null);

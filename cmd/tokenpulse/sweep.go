@@ -148,6 +148,11 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 	if fs.Changed("repeat") {
 		return nil, errors.New("--repeat repeats one configuration (bench); a sweep runs each step once")
 	}
+	if fs.Changed("browser") {
+		// Only the first step's flags go through bench's checks: without
+		// this, a step of 2 in flight would be measured one at a time.
+		return nil, errors.New("--browser asks one request at a time in one page, so a sweep could not vary its load: measure the page with bench --browser")
+	}
 	for _, n := range []string{"start-rate", "resolution", "max-steps"} {
 		if fs.Changed(n) && !sf.findMax {
 			return nil, fmt.Errorf("--%s goes with --find-max", n)

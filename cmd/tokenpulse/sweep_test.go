@@ -288,6 +288,8 @@ func TestSweepUsageErrorsNameTheFlag(t *testing.T) {
 		{[]string{"--find-max", "--resolution", "100%"}, "--resolution"},
 		{[]string{"--find-max", "--max-steps", "1"}, "--max-steps"},
 		{[]string{"--rates", "1", "--knee-factor", "0.5"}, "--knee-factor"},
+		{[]string{"--concurrencies", "1,2", "--browser"}, "--browser"},
+		{[]string{"--rates", "1,2", "--browser"}, "--browser"},
 	} {
 		args := append([]string{"sweep", "--url", url}, c.args...)
 		text, code := cliRun(t, args...)

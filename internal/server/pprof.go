@@ -15,7 +15,7 @@ const PprofPrefix = "/debug/pprof/"
 // show the process's insides, and a CPU profile costs it time, so they are
 // served to loopback or to holders of the key only (Insecure does not
 // lift this).
-var ErrPprofExposed = errors.New("server: refusing to serve /debug/pprof beyond loopback without an API key (set one, or listen on 127.0.0.1)")
+var ErrPprofExposed = errors.New("server: refusing to serve /debug/pprof beyond loopback without an API key (give one with --api-key-env, or listen on 127.0.0.1)")
 
 // checkPprof refuses /debug/pprof on a non-loopback address without a key.
 func (s *Server) checkPprof(addr string) error {

@@ -228,7 +228,7 @@ func first(ss []string) string {
 
 // ErrExposed is returned for a non-loopback address with no API key and no
 // Insecure option.
-var ErrExposed = errors.New("server: refusing to listen beyond loopback without an API key (set one, or pass --insecure)")
+var ErrExposed = errors.New("server: refusing to listen beyond loopback without an API key (give one with --api-key-env, or pass --insecure)")
 
 // checkExposure refuses a non-loopback address without an API key.
 func (s *Server) checkExposure(addr string) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -343,5 +344,33 @@ func TestRapidFireShortAnswerDoesNotWait(t *testing.T) {
 	}
 	if !b.OK() || len(b.TokenTimesNS) != 2 {
 		t.Errorf("follow-up: error %q, %d events, want 2", b.Error, len(b.TokenTimesNS))
+	}
+}
+
+// TestProgressTTFTIsMeasures checks the running TTFT p50 a browser run
+// reports against measure's TTFT of the measured requests and stats' p50
+// of them, the figure bench's own progress shows: with two requests the
+// p50 lies between them (an upper median would be the larger one).
+func TestProgressTTFTIsMeasures(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: 20 * time.Millisecond, ITL: 5 * time.Millisecond, Tokens: 3})
+	s := start(t, Config{Target: url})
+	var last bench.Progress
+	p2 := suite.Prompt{ID: "p2", Category: "chat", Text: "And another."}
+	reqs, _, err := s.Run(t.Context(), Plan{Prompts: []suite.Prompt{prompt, p2}, Renders: []string{chatpage.RenderFrame},
+		Progress: func(p bench.Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ttfts []float64
+	for i := range reqs {
+		v := measure.Of(&reqs[i], stats.DefaultDisplay)
+		ttfts = append(ttfts, v.Values(measure.TTFT)...)
+	}
+	if len(ttfts) != 2 {
+		t.Fatalf("%d TTFTs of %d requests, want 2", len(ttfts), len(reqs))
+	}
+	slices.Sort(ttfts)
+	if want := stats.Percentile(ttfts, 50); last.TTFTP50Ms != want || last.Done != 2 {
+		t.Errorf("progress after %d requests: TTFT p50 %v ms, want %v (of %v)", last.Done, last.TTFTP50Ms, want, ttfts)
 	}
 }

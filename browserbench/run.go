@@ -3,11 +3,13 @@ package browserbench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/suite"
 )
 
@@ -70,13 +72,16 @@ func (s *Session) Run(ctx context.Context, plan Plan) ([]runfile.Request, *runfi
 		if !r.OK() {
 			errs++
 		}
-		if phase == runfile.PhaseMeasure && r.OK() && len(r.TokenTimesNS) > 0 {
-			ttfts = append(ttfts, float64(r.TTFTNS)/1e6)
+		if phase == runfile.PhaseMeasure {
+			// The request's TTFT as measure reads it (none for a failed
+			// one), and its p50 as stats takes it: bench's progress too.
+			v := measure.Of(r, stats.DefaultDisplay)
+			ttfts = append(ttfts, v.Values(measure.TTFT)...)
 		}
 		if plan.Progress != nil {
 			p := bench.Progress{Phase: progressPhase(phase), Done: len(reqs), Total: total, Errors: errs, Last: r}
 			if len(ttfts) > 0 {
-				p.TTFTP50Ms = median(ttfts)
+				p.TTFTP50Ms = stats.Percentile(slices.Sorted(slices.Values(ttfts)), 50)
 			}
 			plan.Progress(p)
 		}
@@ -209,14 +214,4 @@ func progressPhase(phase string) string {
 		return "measure"
 	}
 	return "scenario"
-}
-
-func median(xs []float64) float64 {
-	c := append([]float64(nil), xs...)
-	for i := 1; i < len(c); i++ {
-		for j := i; j > 0 && c[j] < c[j-1]; j-- {
-			c[j], c[j-1] = c[j-1], c[j]
-		}
-	}
-	return c[len(c)/2]
 }

@@ -126,6 +126,12 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	}
 
 	rep := baseline.Compare(base, cur, opts)
+	return writeComparison(cmd, f, rep, "comparing against "+baseName)
+}
+
+// writeComparison prints rep as JSON (--json) or as text under the line
+// head, and exits with exitRegression when it found a regression.
+func writeComparison(cmd *cobra.Command, f *compareFlags, rep compare.Report, head string) error {
 	out := cmd.OutOrStdout()
 	if f.json {
 		enc := json.NewEncoder(out)
@@ -134,7 +140,7 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(out, "comparing against %s\n", baseName)
+		fmt.Fprintln(out, head)
 		if err := rep.WriteText(out); err != nil {
 			return err
 		}
@@ -243,21 +249,5 @@ func compareRepeats(cmd *cobra.Command, f *compareFlags, opts compare.Options, a
 		return err
 	}
 	rep := compare.Repeats(base, cur, opts)
-	out := cmd.OutOrStdout()
-	if f.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintf(out, "comparing the %d runs of %s with the %d runs of %s\n", len(base.Runs), args[0], len(cur.Runs), args[1])
-		if err := rep.WriteText(out); err != nil {
-			return err
-		}
-	}
-	if n := len(rep.Regressions()); n > 0 {
-		return withCode(exitRegression, fmt.Errorf("%d regression(s)", n))
-	}
-	return nil
+	return writeComparison(cmd, f, rep, fmt.Sprintf("comparing the %d runs of %s with the %d runs of %s", len(base.Runs), args[0], len(cur.Runs), args[1]))
 }

@@ -75,7 +75,8 @@ measured are in sweep.json).`,
 	fl := cmd.Flags()
 	fl.AddFlagSet(bc.Flags())
 	// bench's flags that a sweep refuses or ignores stay out of its help.
-	for _, n := range []string{"rate", "repeat", "model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp", "color", "history", "no-history"} {
+	for _, n := range []string{"rate", "repeat", "model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp", "color", "history", "no-history",
+		"browser", "render", "cpu-throttle", "page", "input", "send", "output"} {
 		if fl.Lookup(n) != nil {
 			_ = fl.MarkHidden(n)
 		}

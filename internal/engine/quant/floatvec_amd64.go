@@ -33,7 +33,6 @@ var (
 // DotF32 and DotF16 do (with the assembly).
 var hasFloatKernels = hasF16C
 
-
 func pickFloat[F any](asm, generic F) F {
 	if hasF16C {
 		return asm

@@ -19,4 +19,3 @@ var (
 // hasFloatKernels reports whether the float weight kernels' Dot sums as
 // DotF32 and DotF16 do (with the assembly).
 const hasFloatKernels = false
-

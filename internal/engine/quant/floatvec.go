@@ -141,3 +141,15 @@ func toF16Go(dst []uint16, src []float32) {
 		dst[i] = f32ToF16(v)
 	}
 }
+
+// RoundF16 rounds every element of x to the nearest binary16 value (ties
+// to even), in place.
+func RoundF16(x []float32) {
+	var h [64]uint16
+	for len(x) > 0 {
+		n := min(len(x), len(h))
+		toF16Impl(h[:n], x[:n])
+		FromF16(x[:n], h[:n])
+		x = x[n:]
+	}
+}

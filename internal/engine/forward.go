@@ -198,27 +198,15 @@ func (j *attnJob) runRows(w, lo, hi int) {
 			// attention weights rounded to f16 too, products summed in
 			// float32.
 			quant.RoundF16(q)
-			kc := s.kCache16[off : off+p*kvd+hd]
-			for t := range sc {
-				sc[t] = quant.DotF16(q, kc[t*kvd:t*kvd+hd]) * scale
-			}
-			softmax(sc)
+			quant.ScoresF16(sc, q, s.kCache16[off:off+p*kvd+hd], kvd)
+			scaleSoftmax(sc, scale)
 			quant.RoundF16(sc)
-			vc := s.vCache16[off : off+p*kvd+hd]
-			for t, a := range sc {
-				quant.AxpyF16(out, a, vc[t*kvd:t*kvd+hd])
-			}
+			quant.WeightedSumF16(out, sc, s.vCache16[off:off+p*kvd+hd], kvd)
 			continue
 		}
-		kc := s.kCache[off : off+p*kvd+hd]
-		for t := range sc {
-			sc[t] = quant.DotF32(q, kc[t*kvd:t*kvd+hd]) * scale
-		}
-		softmax(sc)
-		vc := s.vCache[off : off+p*kvd+hd]
-		for t, a := range sc {
-			quant.AxpyF32(out, a, vc[t*kvd:t*kvd+hd])
-		}
+		quant.Scores(sc, q, s.kCache[off:off+p*kvd+hd], kvd)
+		scaleSoftmax(sc, scale)
+		quant.WeightedSum(out, sc, s.vCache[off:off+p*kvd+hd], kvd)
 	}
 }
 

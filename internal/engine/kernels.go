@@ -67,6 +67,14 @@ func rmsnorm(dst, x, w []float32, eps float32) {
 	}
 }
 
+// scaleSoftmax replaces x with the softmax of x·scale, in place.
+func scaleSoftmax(x []float32, scale float32) {
+	for i := range x {
+		x[i] *= scale
+	}
+	softmax(x)
+}
+
 // softmax replaces x with its softmax, in place.
 func softmax(x []float32) {
 	if len(x) == 0 {

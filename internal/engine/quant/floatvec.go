@@ -153,3 +153,110 @@ func RoundF16(x []float32) {
 		x = x[n:]
 	}
 }
+
+// Scores sets dst[t] to the dot product of q with the row k[t·stride:],
+// for every t < len(dst): the attention scores of one head against its
+// cached keys, in one call. Each is summed in eight lanes over groups of
+// eight, then (l0+l4 + l2+l6) + (l1+l5 + l3+l7) as reduce8 does.
+func Scores(dst, q, k []float32, stride int) {
+	if len(dst) == 0 {
+		return
+	}
+	if len(q) > 0 {
+		_ = k[(len(dst)-1)*stride+len(q)-1]
+	}
+	scoresImpl(dst, q, k, stride)
+}
+
+// ScoresF16 is Scores over binary16 keys.
+func ScoresF16(dst, q []float32, k []uint16, stride int) {
+	if len(dst) == 0 {
+		return
+	}
+	if len(q) > 0 {
+		_ = k[(len(dst)-1)*stride+len(q)-1]
+	}
+	scoresF16Impl(dst, q, k, stride)
+}
+
+// WeightedSum adds w[t]·v[t·stride+j] to out[j] for every t < len(w) and
+// j < len(out): the attention output of one head from its cached values,
+// in one call. Each out[j] takes the terms in order of t, fused.
+func WeightedSum(out, w, v []float32, stride int) {
+	if len(w) == 0 {
+		return
+	}
+	if len(out) > 0 {
+		_ = v[(len(w)-1)*stride+len(out)-1]
+	}
+	weightedSumImpl(out, w, v, stride)
+}
+
+// WeightedSumF16 is WeightedSum over binary16 values.
+func WeightedSumF16(out, w []float32, v []uint16, stride int) {
+	if len(w) == 0 {
+		return
+	}
+	if len(out) > 0 {
+		_ = v[(len(w)-1)*stride+len(out)-1]
+	}
+	weightedSumF16Impl(out, w, v, stride)
+}
+
+// reduce8 adds up the lanes of one eight-lane accumulator as the
+// assembly does.
+func reduce8(s *[8]float32) float32 {
+	return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]))
+}
+
+// dot8 is one score: lanes over groups of eight, then the tail in order.
+func dot8[E float32 | uint16](q []float32, k []E, conv func(E) float32) float32 {
+	var acc [8]float32
+	n := len(q)
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		for l := range 8 {
+			acc[l] = fma32(q[i+l], conv(k[i+l]), acc[l])
+		}
+	}
+	s := reduce8(&acc)
+	for ; i < n; i++ {
+		s = fma32(q[i], conv(k[i]), s)
+	}
+	return s
+}
+
+func id32(x float32) float32 { return x }
+func fromF16(h uint16) float32 { return f16Table[h] }
+
+func scoresGo(dst, q, k []float32, stride int) {
+	for t := range dst {
+		dst[t] = dot8(q, k[t*stride:t*stride+len(q)], id32)
+	}
+}
+
+func scoresF16Go(dst, q []float32, k []uint16, stride int) {
+	for t := range dst {
+		dst[t] = dot8(q, k[t*stride:t*stride+len(q)], fromF16)
+	}
+}
+
+func weightedSumGo(out, w, v []float32, stride int) {
+	for j := range out {
+		acc := out[j]
+		for t, a := range w {
+			acc = fma32(a, v[t*stride+j], acc)
+		}
+		out[j] = acc
+	}
+}
+
+func weightedSumF16Go(out, w []float32, v []uint16, stride int) {
+	for j := range out {
+		acc := out[j]
+		for t, a := range w {
+			acc = fma32(a, f16Table[v[t*stride+j]], acc)
+		}
+		out[j] = acc
+	}
+}

@@ -24,6 +24,11 @@ var (
 	axpyF16Impl = pickFloat(axpyF16AVX, axpyF16Go)
 	toF16Impl   = pickFloat(toF16AVX, toF16Go)
 
+	scoresImpl         = pickFloat(scoresAVX, scoresGo)
+	scoresF16Impl      = pickFloat(scoresF16AVX, scoresF16Go)
+	weightedSumImpl    = pickFloat(weightedSumAVX, weightedSumGo)
+	weightedSumF16Impl = pickFloat(weightedSumF16AVX, weightedSumF16Go)
+
 	// the F32 and F16 weight kernels' Dot
 	dotF32WImpl = pickFloat(dotF32WAVX, dotF32)
 	dotF16WImpl = pickFloat(dotF16WAVX, dotF16)
@@ -128,6 +133,41 @@ func toF16AVX(dst []uint16, src []float32) {
 	toF16Go(dst[n8:], src[n8:])
 }
 
+// The attention kernels take the assembly when the head size is a
+// multiple of 8 (every common one), the Go twins otherwise.
+
+func scoresAVX(dst, q, k []float32, stride int) {
+	if len(q)&7 != 0 || len(q) == 0 {
+		scoresGo(dst, q, k, stride)
+		return
+	}
+	scoresAsm(unsafe.Pointer(&dst[0]), len(dst), unsafe.Pointer(&q[0]), len(q), unsafe.Pointer(&k[0]), 4*stride)
+}
+
+func scoresF16AVX(dst, q []float32, k []uint16, stride int) {
+	if len(q)&7 != 0 || len(q) == 0 {
+		scoresF16Go(dst, q, k, stride)
+		return
+	}
+	scoresF16Asm(unsafe.Pointer(&dst[0]), len(dst), unsafe.Pointer(&q[0]), len(q), unsafe.Pointer(&k[0]), 2*stride)
+}
+
+func weightedSumAVX(out, w, v []float32, stride int) {
+	if len(out)&7 != 0 || len(out) == 0 {
+		weightedSumGo(out, w, v, stride)
+		return
+	}
+	weightedSumAsm(unsafe.Pointer(&out[0]), len(out), unsafe.Pointer(&w[0]), len(w), unsafe.Pointer(&v[0]), 4*stride)
+}
+
+func weightedSumF16AVX(out, w []float32, v []uint16, stride int) {
+	if len(out)&7 != 0 || len(out) == 0 {
+		weightedSumF16Go(out, w, v, stride)
+		return
+	}
+	weightedSumF16Asm(unsafe.Pointer(&out[0]), len(out), unsafe.Pointer(&w[0]), len(w), unsafe.Pointer(&v[0]), 2*stride)
+}
+
 // The assembly (floatvec_amd64.s); n is a positive multiple of 8.
 
 //go:noescape
@@ -144,3 +184,18 @@ func axpyF16Asm(y unsafe.Pointer, a float32, x unsafe.Pointer, n int)
 
 //go:noescape
 func toF16Asm(dst, src unsafe.Pointer, n int)
+
+// The attention kernels: hd is a positive multiple of 8, rows ≥ 1,
+// strideBytes the distance between cached rows.
+
+//go:noescape
+func scoresAsm(dst unsafe.Pointer, rows int, q unsafe.Pointer, hd int, k unsafe.Pointer, strideBytes int)
+
+//go:noescape
+func scoresF16Asm(dst unsafe.Pointer, rows int, q unsafe.Pointer, hd int, k unsafe.Pointer, strideBytes int)
+
+//go:noescape
+func weightedSumAsm(out unsafe.Pointer, hd int, w unsafe.Pointer, rows int, v unsafe.Pointer, strideBytes int)
+
+//go:noescape
+func weightedSumF16Asm(out unsafe.Pointer, hd int, w unsafe.Pointer, rows int, v unsafe.Pointer, strideBytes int)

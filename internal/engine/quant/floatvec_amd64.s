@@ -193,3 +193,295 @@ tohloop:
 	JNE  tohloop
 	VZEROUPPER
 	RET
+
+// RED8 sums the lanes of Ya as reduce8 (floatvec.go) does and stores the
+// sum at off(DI).
+#define RED8(Ya, Xa, Xt, off) \
+	VEXTRACTF128 $1, Ya, Xt \
+	VADDPS Xt, Xa, Xa \
+	VPERMILPS $0x4e, Xa, Xt \
+	VADDPS Xt, Xa, Xa \
+	VPERMILPS $0xb1, Xa, Xt \
+	VADDSS Xt, Xa, Xa \
+	VMOVSS Xa, off(DI)
+
+// func scoresAsm(dst unsafe.Pointer, rows int, q unsafe.Pointer, hd int, k unsafe.Pointer, strideBytes int)
+// Four rows at a time (one accumulator each), then one at a time.
+TEXT ·scoresAsm(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ rows+8(FP), BX
+	MOVQ q+16(FP), SI
+	MOVQ hd+24(FP), DX
+	MOVQ k+32(FP), R8
+	MOVQ strideBytes+40(FP), R9
+
+sc4:
+	CMPQ BX, $4
+	JLT  sc1
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, R10
+	MOVQ R8, R11
+	LEAQ (R8)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), R14
+	MOVQ DX, CX
+
+sc4inner:
+	VMOVUPS (R10), Y4
+	VFMADD231PS (R11), Y4, Y0
+	VFMADD231PS (R12), Y4, Y1
+	VFMADD231PS (R13), Y4, Y2
+	VFMADD231PS (R14), Y4, Y3
+	ADDQ $32, R10
+	ADDQ $32, R11
+	ADDQ $32, R12
+	ADDQ $32, R13
+	ADDQ $32, R14
+	SUBQ $8, CX
+	JNE  sc4inner
+	RED8(Y0, X0, X5, 0)
+	RED8(Y1, X1, X5, 4)
+	RED8(Y2, X2, X5, 8)
+	RED8(Y3, X3, X5, 12)
+	ADDQ $16, DI
+	LEAQ (R8)(R9*4), R8
+	SUBQ $4, BX
+	JMP  sc4
+
+sc1:
+	TESTQ BX, BX
+	JEQ   scdone
+	VXORPS Y0, Y0, Y0
+	MOVQ SI, R10
+	MOVQ R8, R11
+	MOVQ DX, CX
+
+sc1inner:
+	VMOVUPS (R10), Y4
+	VFMADD231PS (R11), Y4, Y0
+	ADDQ $32, R10
+	ADDQ $32, R11
+	SUBQ $8, CX
+	JNE  sc1inner
+	RED8(Y0, X0, X5, 0)
+	ADDQ $4, DI
+	ADDQ R9, R8
+	DECQ BX
+	JMP  sc1
+
+scdone:
+	VZEROUPPER
+	RET
+
+// func scoresF16Asm(dst unsafe.Pointer, rows int, q unsafe.Pointer, hd int, k unsafe.Pointer, strideBytes int)
+TEXT ·scoresF16Asm(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ rows+8(FP), BX
+	MOVQ q+16(FP), SI
+	MOVQ hd+24(FP), DX
+	MOVQ k+32(FP), R8
+	MOVQ strideBytes+40(FP), R9
+
+sh4:
+	CMPQ BX, $4
+	JLT  sh1
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ SI, R10
+	MOVQ R8, R11
+	LEAQ (R8)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), R14
+	MOVQ DX, CX
+
+sh4inner:
+	VMOVUPS (R10), Y4
+	VCVTPH2PS (R11), Y6
+	VCVTPH2PS (R12), Y7
+	VCVTPH2PS (R13), Y8
+	VCVTPH2PS (R14), Y9
+	VFMADD231PS Y6, Y4, Y0
+	VFMADD231PS Y7, Y4, Y1
+	VFMADD231PS Y8, Y4, Y2
+	VFMADD231PS Y9, Y4, Y3
+	ADDQ $32, R10
+	ADDQ $16, R11
+	ADDQ $16, R12
+	ADDQ $16, R13
+	ADDQ $16, R14
+	SUBQ $8, CX
+	JNE  sh4inner
+	RED8(Y0, X0, X5, 0)
+	RED8(Y1, X1, X5, 4)
+	RED8(Y2, X2, X5, 8)
+	RED8(Y3, X3, X5, 12)
+	ADDQ $16, DI
+	LEAQ (R8)(R9*4), R8
+	SUBQ $4, BX
+	JMP  sh4
+
+sh1:
+	TESTQ BX, BX
+	JEQ   shdone
+	VXORPS Y0, Y0, Y0
+	MOVQ SI, R10
+	MOVQ R8, R11
+	MOVQ DX, CX
+
+sh1inner:
+	VMOVUPS (R10), Y4
+	VCVTPH2PS (R11), Y6
+	VFMADD231PS Y6, Y4, Y0
+	ADDQ $32, R10
+	ADDQ $16, R11
+	SUBQ $8, CX
+	JNE  sh1inner
+	RED8(Y0, X0, X5, 0)
+	ADDQ $4, DI
+	ADDQ R9, R8
+	DECQ BX
+	JMP  sh1
+
+shdone:
+	VZEROUPPER
+	RET
+
+// func weightedSumAsm(out unsafe.Pointer, hd int, w unsafe.Pointer, rows int, v unsafe.Pointer, strideBytes int)
+// Columns in blocks of 32 (four accumulators), then 8; each block runs
+// over every row.
+TEXT ·weightedSumAsm(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ hd+8(FP), DX
+	MOVQ w+16(FP), SI
+	MOVQ rows+24(FP), BX
+	MOVQ v+32(FP), R8
+	MOVQ strideBytes+40(FP), R9
+
+ws32:
+	CMPQ DX, $32
+	JLT  ws8
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	MOVQ SI, R10
+	MOVQ R8, R11
+	MOVQ BX, CX
+
+ws32loop:
+	VBROADCASTSS (R10), Y4
+	VFMADD231PS (R11), Y4, Y0
+	VFMADD231PS 32(R11), Y4, Y1
+	VFMADD231PS 64(R11), Y4, Y2
+	VFMADD231PS 96(R11), Y4, Y3
+	ADDQ $4, R10
+	ADDQ R9, R11
+	DECQ CX
+	JNE  ws32loop
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, R8
+	SUBQ $32, DX
+	JMP  ws32
+
+ws8:
+	CMPQ DX, $8
+	JLT  wsdone
+	VMOVUPS (DI), Y0
+	MOVQ SI, R10
+	MOVQ R8, R11
+	MOVQ BX, CX
+
+ws8loop:
+	VBROADCASTSS (R10), Y4
+	VFMADD231PS (R11), Y4, Y0
+	ADDQ $4, R10
+	ADDQ R9, R11
+	DECQ CX
+	JNE  ws8loop
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, R8
+	SUBQ $8, DX
+	JMP  ws8
+
+wsdone:
+	VZEROUPPER
+	RET
+
+// func weightedSumF16Asm(out unsafe.Pointer, hd int, w unsafe.Pointer, rows int, v unsafe.Pointer, strideBytes int)
+TEXT ·weightedSumF16Asm(SB), NOSPLIT, $0-48
+	MOVQ out+0(FP), DI
+	MOVQ hd+8(FP), DX
+	MOVQ w+16(FP), SI
+	MOVQ rows+24(FP), BX
+	MOVQ v+32(FP), R8
+	MOVQ strideBytes+40(FP), R9
+
+wh32:
+	CMPQ DX, $32
+	JLT  wh8
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	MOVQ SI, R10
+	MOVQ R8, R11
+	MOVQ BX, CX
+
+wh32loop:
+	VBROADCASTSS (R10), Y4
+	VCVTPH2PS (R11), Y6
+	VCVTPH2PS 16(R11), Y7
+	VCVTPH2PS 32(R11), Y8
+	VCVTPH2PS 48(R11), Y9
+	VFMADD231PS Y6, Y4, Y0
+	VFMADD231PS Y7, Y4, Y1
+	VFMADD231PS Y8, Y4, Y2
+	VFMADD231PS Y9, Y4, Y3
+	ADDQ $4, R10
+	ADDQ R9, R11
+	DECQ CX
+	JNE  wh32loop
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $64, R8
+	SUBQ $32, DX
+	JMP  wh32
+
+wh8:
+	CMPQ DX, $8
+	JLT  whdone
+	VMOVUPS (DI), Y0
+	MOVQ SI, R10
+	MOVQ R8, R11
+	MOVQ BX, CX
+
+wh8loop:
+	VBROADCASTSS (R10), Y4
+	VCVTPH2PS (R11), Y6
+	VFMADD231PS Y6, Y4, Y0
+	ADDQ $4, R10
+	ADDQ R9, R11
+	DECQ CX
+	JNE  wh8loop
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $16, R8
+	SUBQ $8, DX
+	JMP  wh8
+
+whdone:
+	VZEROUPPER
+	RET

@@ -11,6 +11,11 @@ var (
 	axpyF16Impl = axpyF16Go
 	toF16Impl   = toF16Go
 
+	scoresImpl         = scoresGo
+	scoresF16Impl      = scoresF16Go
+	weightedSumImpl    = weightedSumGo
+	weightedSumF16Impl = weightedSumF16Go
+
 	// the F32 and F16 weight kernels' Dot
 	dotF32WImpl = dotF32
 	dotF16WImpl = dotF16

@@ -156,3 +156,112 @@ func TestDotF32Exact(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAttention checks the dispatched attention kernels (AVX2 where the
+// CPU has it) against their Go twins on a cache of rows × stride floats:
+// every score and output element to within fma32's double rounding.
+func FuzzAttention(f *testing.F) {
+	for _, c := range [][3]byte{{1, 8, 8}, {5, 64, 64}, {7, 64, 128}, {9, 40, 56}, {3, 12, 12}, {4, 96, 200}} {
+		f.Add(c[0], c[1], c[2], uint64(c[0])*7+uint64(c[1]))
+	}
+	f.Fuzz(func(t *testing.T, rows, hd, stride byte, seed uint64) {
+		n, h := int(rows%40)+1, int(hd%129)
+		s := max(int(stride), h)
+		r := rand.New(rand.NewPCG(seed, 3))
+		q, w, out := make([]float32, h), make([]float32, n), make([]float32, h)
+		k := make([]float32, (n-1)*s+h)
+		k16 := make([]uint16, len(k))
+		for i := range q {
+			q[i], out[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+		}
+		for i := range w {
+			w[i] = float32(r.Float64())
+		}
+		for i := range k {
+			k[i] = float32(r.NormFloat64())
+			k16[i] = f32ToF16(k[i])
+		}
+		mag := func(i int) float64 {
+			var m float64
+			for j := range h {
+				m += math.Abs(float64(q[j]) * float64(k[i*s+j]))
+			}
+			return m
+		}
+		got, want := make([]float32, n), make([]float32, n)
+		Scores(got, q, k, s)
+		scoresGo(want, q, k, s)
+		for i := range got {
+			if math.Abs(float64(got[i]-want[i])) > mag(i)*0x1p-22 {
+				t.Fatalf("Scores rows=%d hd=%d stride=%d: [%d] %g, Go twin %g", n, h, s, i, got[i], want[i])
+			}
+		}
+		ScoresF16(got, q, k16, s)
+		scoresF16Go(want, q, k16, s)
+		for i := range got {
+			if math.Abs(float64(got[i]-want[i])) > mag(i)*0x1p-20 {
+				t.Fatalf("ScoresF16 rows=%d hd=%d stride=%d: [%d] %g, Go twin %g", n, h, s, i, got[i], want[i])
+			}
+		}
+		for _, f16 := range []bool{false, true} {
+			o1, o2 := append([]float32(nil), out...), append([]float32(nil), out...)
+			if f16 {
+				WeightedSumF16(o1, w, k16, s)
+				weightedSumF16Go(o2, w, k16, s)
+			} else {
+				WeightedSum(o1, w, k, s)
+				weightedSumGo(o2, w, k, s)
+			}
+			for j := range o1 {
+				m := math.Abs(float64(out[j]))
+				for i := range w {
+					m += math.Abs(float64(w[i]) * float64(k[i*s+j]))
+				}
+				if math.Abs(float64(o1[j]-o2[j])) > m*0x1p-20 {
+					t.Fatalf("WeightedSum f16=%v rows=%d hd=%d stride=%d: [%d] %g, Go twin %g", f16, n, h, s, j, o1[j], o2[j])
+				}
+			}
+		}
+	})
+}
+
+// TestAttentionKernels checks the twins themselves on exact sums.
+func TestAttentionKernels(t *testing.T) {
+	const n, h, s = 6, 16, 24
+	q, k, w := make([]float32, h), make([]float32, (n-1)*s+h), make([]float32, n)
+	k16 := make([]uint16, len(k))
+	for i := range q {
+		q[i] = float32(i%3 - 1)
+	}
+	for i := range k {
+		k[i] = float32(i%5 - 2)
+		k16[i] = f32ToF16(k[i])
+	}
+	for i := range w {
+		w[i] = float32(i + 1)
+	}
+	sc, sc16 := make([]float32, n), make([]float32, n)
+	Scores(sc, q, k, s)
+	ScoresF16(sc16, q, k16, s)
+	for i := range sc {
+		var want float32
+		for j := range h {
+			want += q[j] * k[i*s+j]
+		}
+		if sc[i] != want || sc16[i] != want {
+			t.Errorf("score %d = %g (f16 %g), want %g", i, sc[i], sc16[i], want)
+		}
+	}
+	out, out16 := make([]float32, h), make([]float32, h)
+	WeightedSum(out, w, k, s)
+	WeightedSumF16(out16, w, k16, s)
+	for j := range out {
+		var want float32
+		for i := range w {
+			want += w[i] * k[i*s+j]
+		}
+		if out[j] != want || out16[j] != want {
+			t.Errorf("out %d = %g (f16 %g), want %g", j, out[j], out16[j], want)
+		}
+	}
+}

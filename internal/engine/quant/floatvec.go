@@ -7,7 +7,8 @@ import "math"
 // vectors. Each has a pure-Go twin (the ...Go functions) that sums in the
 // same order as the assembly (eight lanes, four accumulators, the same
 // final reduction), so the two agree to a rounding or two; the AVX2 ones
-// are chosen at start-up where the CPU has AVX2, FMA and F16C.
+// are chosen at start-up where the CPU has AVX2, FMA and F16C, plain Go
+// ones (floatvec_plain.go) otherwise.
 
 // DotF32 returns the dot product of a and b[:len(a)].
 func DotF32(a, b []float32) float32 {
@@ -226,7 +227,7 @@ func dot8[E float32 | uint16](q []float32, k []E, conv func(E) float32) float32 
 	return s
 }
 
-func id32(x float32) float32 { return x }
+func id32(x float32) float32   { return x }
 func fromF16(h uint16) float32 { return f16Table[h] }
 
 func scoresGo(dst, q, k []float32, stride int) {

@@ -18,16 +18,16 @@ var hasF16C = hasAVX2 && cpu.X86.HasF16C
 // pure Go otherwise. The assembly covers whole groups of eight elements;
 // the wrappers finish the rest as the Go twins do.
 var (
-	dotF32Impl  = pickFloat(dotF32AVX, dotF32Go)
-	dotF16Impl  = pickFloat(dotF16AVX, dotF16Go)
+	dotF32Impl  = pickFloat(dotF32AVX, dotF32Plain)
+	dotF16Impl  = pickFloat(dotF16AVX, dotF16Plain)
 	axpyF32Impl = pickFloat(axpyF32AVX, axpyF32Go)
 	axpyF16Impl = pickFloat(axpyF16AVX, axpyF16Go)
 	toF16Impl   = pickFloat(toF16AVX, toF16Go)
 
-	scoresImpl         = pickFloat(scoresAVX, scoresGo)
-	scoresF16Impl      = pickFloat(scoresF16AVX, scoresF16Go)
-	weightedSumImpl    = pickFloat(weightedSumAVX, weightedSumGo)
-	weightedSumF16Impl = pickFloat(weightedSumF16AVX, weightedSumF16Go)
+	scoresImpl         = pickFloat(scoresAVX, scoresPlain)
+	scoresF16Impl      = pickFloat(scoresF16AVX, scoresF16Plain)
+	weightedSumImpl    = pickFloat(weightedSumAVX, weightedSumPlain)
+	weightedSumF16Impl = pickFloat(weightedSumF16AVX, weightedSumF16Plain)
 
 	// the F32 and F16 weight kernels' Dot
 	dotF32WImpl = pickFloat(dotF32WAVX, dotF32)
@@ -134,11 +134,11 @@ func toF16AVX(dst []uint16, src []float32) {
 }
 
 // The attention kernels take the assembly when the head size is a
-// multiple of 8 (every common one), the Go twins otherwise.
+// multiple of 8 (every common one), plain Go otherwise.
 
 func scoresAVX(dst, q, k []float32, stride int) {
 	if len(q)&7 != 0 || len(q) == 0 {
-		scoresGo(dst, q, k, stride)
+		scoresPlain(dst, q, k, stride)
 		return
 	}
 	scoresAsm(unsafe.Pointer(&dst[0]), len(dst), unsafe.Pointer(&q[0]), len(q), unsafe.Pointer(&k[0]), 4*stride)
@@ -146,7 +146,7 @@ func scoresAVX(dst, q, k []float32, stride int) {
 
 func scoresF16AVX(dst, q []float32, k []uint16, stride int) {
 	if len(q)&7 != 0 || len(q) == 0 {
-		scoresF16Go(dst, q, k, stride)
+		scoresF16Plain(dst, q, k, stride)
 		return
 	}
 	scoresF16Asm(unsafe.Pointer(&dst[0]), len(dst), unsafe.Pointer(&q[0]), len(q), unsafe.Pointer(&k[0]), 2*stride)
@@ -154,7 +154,7 @@ func scoresF16AVX(dst, q []float32, k []uint16, stride int) {
 
 func weightedSumAVX(out, w, v []float32, stride int) {
 	if len(out)&7 != 0 || len(out) == 0 {
-		weightedSumGo(out, w, v, stride)
+		weightedSumPlain(out, w, v, stride)
 		return
 	}
 	weightedSumAsm(unsafe.Pointer(&out[0]), len(out), unsafe.Pointer(&w[0]), len(w), unsafe.Pointer(&v[0]), 4*stride)
@@ -162,7 +162,7 @@ func weightedSumAVX(out, w, v []float32, stride int) {
 
 func weightedSumF16AVX(out, w []float32, v []uint16, stride int) {
 	if len(out)&7 != 0 || len(out) == 0 {
-		weightedSumF16Go(out, w, v, stride)
+		weightedSumF16Plain(out, w, v, stride)
 		return
 	}
 	weightedSumF16Asm(unsafe.Pointer(&out[0]), len(out), unsafe.Pointer(&w[0]), len(w), unsafe.Pointer(&v[0]), 2*stride)

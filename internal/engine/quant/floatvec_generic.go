@@ -5,16 +5,16 @@ package quant
 // The float vector kernels: pure Go on this architecture (or with -tags
 // purego).
 var (
-	dotF32Impl  = dotF32Go
-	dotF16Impl  = dotF16Go
+	dotF32Impl  = dotF32Plain
+	dotF16Impl  = dotF16Plain
 	axpyF32Impl = axpyF32Go
 	axpyF16Impl = axpyF16Go
 	toF16Impl   = toF16Go
 
-	scoresImpl         = scoresGo
-	scoresF16Impl      = scoresF16Go
-	weightedSumImpl    = weightedSumGo
-	weightedSumF16Impl = weightedSumF16Go
+	scoresImpl         = scoresPlain
+	scoresF16Impl      = scoresF16Plain
+	weightedSumImpl    = weightedSumPlain
+	weightedSumF16Impl = weightedSumF16Plain
 
 	// the F32 and F16 weight kernels' Dot
 	dotF32WImpl = dotF32

@@ -29,8 +29,13 @@ type rowJob interface {
 type pool struct {
 	threads int
 	spin    time.Duration // how long to spin for a job (workers) or its end (caller) before parking
-	crowded bool          // more threads than GOMAXPROCS at start
-	mu      sync.Mutex    // one job at a time
+	// calmUntil (Unix ns) stops all spinning until then: set when the
+	// caller waited so long for a worker that the worker must have been
+	// descheduled, the sign of a machine with more busy threads than
+	// cores, where spinning costs far more than it saves.
+	calmUntil atomic.Int64
+	crowded   bool       // more threads than GOMAXPROCS at start
+	mu        sync.Mutex // one job at a time
 
 	gen     atomic.Uint64 // incremented to publish a job (or the close)
 	pending atomic.Int32  // workers not yet done with the current job
@@ -66,13 +71,15 @@ const (
 // round trip or two, and a parked one several microseconds.
 const minWork = 1 << 16
 
-// DefaultSpinWait is Options.SpinWait's default: none. Measured on a
-// 2-core machine shared with other busy processes, spinning lost badly
-// (decode at 2 threads 0.4× with 200µs, 0.6–0.75× with 20µs, against
-// parking at once): a spinning thread spends its share of the CPU and is
-// then descheduled, often in the middle of its part of a job. On an idle
-// machine a short spin may win; --spin-wait lets that be measured.
-const DefaultSpinWait = 0
+// DefaultSpinWait is Options.SpinWait's default. Parked workers wake
+// late (a profile of 2-thread decode showed the worker doing an eighth of
+// the rows: the caller had taken the rest before it woke), so idle workers
+// spin, briefly: long enough to bridge the serial steps between the jobs of
+// a forward pass, not the pause between tokens. On a machine with more
+// busy threads than cores a spinning thread is descheduled in the middle
+// of its share (measured: 0.4–0.75× with an unconditional spin), so a
+// stall seen by the caller stops spinning for a while (watch).
+const DefaultSpinWait = 50 * time.Microsecond
 
 func newPool(threads int, spin time.Duration) *pool {
 	if threads < 1 {
@@ -124,19 +131,46 @@ func (p *pool) helpers() int {
 // await returns the generation after seen, spinning for it for up to
 // p.spin and then parking until the caller wakes this worker.
 func (p *pool) await(me *poolWorker, seen uint64) uint64 {
-	var start time.Time
-	for i := 0; ; i++ {
+	for {
+		if g, ok := p.spinFor(seen); ok {
+			return g
+		}
+		me.state.Store(workerParked)
+		if g := p.gen.Load(); g != seen {
+			// A job came between the last look and parking: take it back
+			// unless the caller already saw this worker parked and is
+			// sending the wake-up, which must then be consumed.
+			if !me.state.CompareAndSwap(workerParked, workerRunning) {
+				<-me.wake
+			}
+			return g
+		}
+		<-me.wake
 		if g := p.gen.Load(); g != seen {
 			return g
 		}
-		if p.spin == 0 {
-			break
+		// A stale wake-up: sent for the job this worker had already taken
+		// back above, while it was parking again for the next. Wait on.
+	}
+}
+
+// spinFor watches the generation for up to p.spin (when spinning is on),
+// returning the first one after seen.
+func (p *pool) spinFor(seen uint64) (uint64, bool) {
+	var start time.Time
+	spin := p.spinning()
+	for i := 0; ; i++ {
+		if g := p.gen.Load(); g != seen {
+			return g, true
+		}
+		if !spin {
+			return 0, false
 		}
 		if i&255 == 255 {
 			if start.IsZero() {
 				start = time.Now()
 			} else if time.Since(start) > p.spin {
-				break
+				return 0, false
 			}
 			if p.crowded {
 				// More workers than processors: spinning would keep
@@ -145,17 +179,6 @@ func (p *pool) await(me *poolWorker, seen uint64) uint64 {
 			}
 		}
 	}
-	me.state.Store(workerParked)
-	if g := p.gen.Load(); g != seen {
-		// A job came between the last look and parking: take it back
-		// unless the caller already saw this worker parked and is
-		// sending the wake-up, which must then be consumed.
-		if me.state.CompareAndSwap(workerParked, workerRunning) {
-			return g
-		}
-	}
-	<-me.wake
-	return p.gen.Load()
 }
 
 // drainGuarded drains, keeping the first panic of the job for run to
@@ -200,8 +223,14 @@ func (p *pool) publish() {
 // wait returns once every worker is done with the current generation:
 // it spins for up to p.spin, then parks until the last worker wakes it.
 func (p *pool) wait() {
+	if p.pending.Load() == 0 {
+		return
+	}
+	t0 := time.Now()
+	defer p.watch(t0)
 	var start time.Time
-	for i := 0; p.pending.Load() != 0 && p.spin > 0; i++ {
+	spin := p.spinning()
+	for i := 0; p.pending.Load() != 0 && spin; i++ {
 		if i&255 == 255 {
 			if start.IsZero() {
 				start = time.Now()
@@ -224,6 +253,32 @@ func (p *pool) wait() {
 		}
 	}
 	<-c.wake
+}
+
+// spinning reports whether to spin now: a spin is set and no stall was
+// seen lately.
+func (p *pool) spinning() bool {
+	return p.spin > 0 && time.Now().UnixNano() >= p.calmUntil.Load()
+}
+
+// Stall detection: the caller waiting longer than stallWait for the
+// workers after finishing its own share (a share is tens of
+// microseconds) means a worker lost its core; spinning then stops for
+// calmFor.
+const (
+	stallWait = 500 * time.Microsecond
+	calmFor   = 250 * time.Millisecond
+)
+
+// watch stops spinning for calmFor when the wait that began at t0 was a
+// stall.
+func (p *pool) watch(t0 time.Time) {
+	if p.spin == 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(t0) > stallWait {
+		p.calmUntil.Store(now.Add(calmFor).UnixNano())
+	}
 }
 
 // run computes rows [0, total) of job, each row costing about work

@@ -47,13 +47,16 @@ type Config struct {
 	// Aborter stops the requests a scenario interrupts (rapid-fire, in
 	// [RunWorkload]); nil: Client, when it is an [Aborter].
 	Aborter Aborter
-	// Prompts are the measured requests, in order (a suite sample).
+	// Prompts are the measured requests, in order (a suite sample); a
+	// conversation is one prompt whose turns are sent one after another
+	// (see [TurnRequest]), each recorded as a request.
 	Prompts []suite.Prompt
 	// WarmupPrompts are sent before the measured ones, one at a time,
 	// and recorded with Warmup set.
 	WarmupPrompts []suite.Prompt
 	// ColdPrompt, when non-nil, is sent first, alone, and recorded as the
-	// target's cold request.
+	// target's cold request: one request, a conversation's first turn
+	// alone.
 	ColdPrompt *suite.Prompt
 	// Concurrency is the number of requests in flight in the closed loop
 	// (at least 1); with a Schedule, the ceiling on requests in flight.
@@ -128,7 +131,9 @@ func Run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 
 func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 	var out []runfile.Request
-	total := len(cfg.Prompts) + len(cfg.WarmupPrompts)
+	measured, _ := requests(cfg.Prompts)
+	warm, _ := requests(cfg.WarmupPrompts)
+	total := measured + warm
 	if cfg.ColdPrompt != nil {
 		total++
 	}
@@ -150,22 +155,26 @@ func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		r := one(ctx, cfg, p)
+		ask(ctx, cfg, p, func(_ int, _ time.Time, r runfile.Request) {
+			if ctx.Err() != nil {
+				return
+			}
+			r.Warmup = true
+			r.Index = len(out)
+			out = append(out, r)
+			prog.add("warmup", r.Index, &out[len(out)-1])
+		})
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		r.Warmup = true
-		r.Index = len(out)
-		out = append(out, r)
-		prog.add("warmup", r.Index, &out[len(out)-1])
 	}
-	var measured []runfile.Request
+	var done []runfile.Request
 	if cfg.Schedule != nil {
-		measured = openLoop(ctx, cfg, &prog)
+		done = openLoop(ctx, cfg, &prog)
 	} else {
-		measured = closedLoop(ctx, cfg, &prog)
+		done = closedLoop(ctx, cfg, &prog)
 	}
-	for _, r := range measured {
+	for _, r := range done {
 		r.Index = len(out)
 		out = append(out, r)
 	}
@@ -173,10 +182,13 @@ func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 }
 
 // closedLoop runs cfg.Prompts with cfg.Concurrency workers; each worker
-// sends its next request as soon as its previous one ends.
+// sends its next request as soon as its previous one ends (a
+// conversation's turns one after another, each after its think time, so
+// Concurrency counts users).
 func closedLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Request {
 	c := max(cfg.Concurrency, 1)
-	results := make([]slot, len(cfg.Prompts))
+	total, first := requests(cfg.Prompts)
+	results := make([]slot, total)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(c, len(cfg.Prompts)) {
@@ -184,12 +196,14 @@ func closedLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Reque
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r := one(ctx, cfg, cfg.Prompts[i])
-				if ctx.Err() != nil && r.ErrorKind == "cancelled" {
-					continue // cut short by the run's end, not measured
-				}
-				results[i] = slot{r: r, done: true}
-				prog.add("measure", i, &results[i].r)
+				ask(ctx, cfg, cfg.Prompts[i], func(k int, _ time.Time, r runfile.Request) {
+					if ctx.Err() != nil && r.ErrorKind == "cancelled" {
+						return // cut short by the run's end, not measured
+					}
+					j := first[i] + k
+					results[j] = slot{r: r, done: true}
+					prog.add("measure", j, &results[j].r)
+				})
 			}
 		}()
 	}
@@ -226,13 +240,9 @@ func finished(slots []slot) []runfile.Request {
 
 // one sends a single prompt and records it.
 func one(ctx context.Context, cfg Config, p suite.Prompt) runfile.Request {
-	if cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
-		defer cancel()
-	}
-	tr := cfg.Client.Do(ctx, Request(p, cfg.MaxTokens))
-	r := cfg.record(tr)
+	req := Request(p, cfg.MaxTokens)
+	r := cfg.record(cfg.do(ctx, req))
+	cfg.countPrompt(&r, req)
 	r.Category = p.Category
 	r.PromptID = p.ID
 	return r

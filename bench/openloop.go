@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokenpulse/tokenpulse/clock"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -16,15 +15,15 @@ import (
 // due while the ceiling is reached waits for a slot, and the wait is part
 // of its schedule lag. Each record carries its scheduled offset and its
 // lag (t_start less the scheduled instant); TTFT and E2E stay from
-// t_start.
+// t_start. A conversation arrives on the schedule and holds its slot
+// until its last turn ends; each later turn is due when the answer
+// before it ended plus its think time, and its lag is counted from then.
 func openLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Request {
-	clk := cfg.Clock
-	if clk == nil {
-		clk = clock.Real{}
-	}
+	clk := cfg.clock()
 	c := max(cfg.Concurrency, 1)
 	n := min(len(cfg.Schedule), len(cfg.Prompts))
-	results := make([]slot, n)
+	total, first := requests(cfg.Prompts[:n])
+	results := make([]slot, total)
 	slots := make(chan struct{}, c)
 	var wg sync.WaitGroup
 	origin := clk.Now()
@@ -55,21 +54,35 @@ dispatch:
 		dispatched := clk.Now()
 		go func() {
 			defer wg.Done()
-			r := one(ctx, cfg, cfg.Prompts[i])
-			<-slots
-			if ctx.Err() != nil && r.ErrorKind == "cancelled" {
-				return // cut short by the run's end, not measured
-			}
-			start := r.StartedAt
-			if start.IsZero() {
-				start = dispatched
-			}
-			sched := int64(at)
-			r.ScheduledNS = &sched
-			r.ScheduleLagNS = int64(start.Sub(origin) - at)
-			r.SlotWaitNS = int64(waited)
-			results[i] = slot{r: r, done: true}
-			prog.add("measure", i, &results[i].r)
+			p := cfg.Prompts[i]
+			release := sync.OnceFunc(func() { <-slots })
+			defer release()
+			ask(ctx, cfg, p, func(k int, due time.Time, r runfile.Request) {
+				if !p.Conversation() {
+					release() // free the slot before the record is kept
+				}
+				if ctx.Err() != nil && r.ErrorKind == "cancelled" {
+					return // cut short by the run's end, not measured
+				}
+				start := r.StartedAt
+				if start.IsZero() {
+					start = dispatched
+				}
+				sched := int64(at)
+				if k > 0 {
+					// A later turn of a conversation is due when the
+					// answer before it ended plus the think time; the
+					// conversation keeps its slot throughout.
+					sched = int64(due.Sub(origin))
+				} else {
+					r.SlotWaitNS = int64(waited)
+				}
+				r.ScheduledNS = &sched
+				r.ScheduleLagNS = int64(start.Sub(origin)) - sched
+				j := first[i] + k
+				results[j] = slot{r: r, done: true}
+				prog.add("measure", j, &results[j].r)
+			})
 		}()
 	}
 	wg.Wait()

@@ -161,6 +161,9 @@ type Report struct {
 	// Notes say what could not be compared (a category on one side only)
 	// and whether the runs differ in target, model or device.
 	Notes []string `json:"notes,omitempty"`
+	// Method names the test when it is not the per-request one (a
+	// comparison of repeats: Welch's t-test on run-level figures).
+	Method string `json:"method,omitempty"`
 }
 
 // Regressions returns the changes judged regressions.
@@ -356,8 +359,12 @@ func (r Report) WriteText(w io.Writer) error {
 		return fmt.Sprintf("%s  %s  %s  %s", s.StartedAt.Format(time.RFC3339), orDash(s.Target), orDash(s.Model), orDash(s.Device))
 	}
 	fmt.Fprintf(&b, "base  %s\nnew   %s\n", desc(r.Base), desc(r.New))
-	fmt.Fprintf(&b, "a regression is worse by more than %g%% (at least %g ms, %g pp for errors) with p < %g (Mann-Whitney U on one value per request; Fisher for errors)\n\n",
-		r.Options.Tolerance*100, r.Options.FloorMS, r.Options.FloorRatePP, r.Options.Alpha)
+	method := "Mann-Whitney U on one value per request; Fisher for errors"
+	if r.Method != "" {
+		method = r.Method
+	}
+	fmt.Fprintf(&b, "a regression is worse by more than %g%% (at least %g ms, %g pp for errors) with p < %g (%s)\n\n",
+		r.Options.Tolerance*100, r.Options.FloorMS, r.Options.FloorRatePP, r.Options.Alpha, method)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCOPE\tMETRIC\tBASE\tNEW\tDELTA\tP\tVERDICT\t")
 	for _, c := range r.Changes {
@@ -398,6 +405,9 @@ func orDash(s string) string {
 func num(v float64, unit string) string {
 	if unit == "%" {
 		return fmt.Sprintf("%.2f%%", v)
+	}
+	if unit == "/s" {
+		return fmt.Sprintf("%.2f/s", v)
 	}
 	return fmt.Sprintf("%.2f ms", v)
 }

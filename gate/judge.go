@@ -85,6 +85,10 @@ func RecordedRules(run *runfile.Run) ([]Rule, error) {
 //     limit (for gap.max: the requests whose own worst stall does);
 //   - for errors, the failed requests, with their HTTP status as value;
 //   - for tokens_per_event, the requests whose own ratio breaks it.
+//
+// A goodput rule (goodput.share, goodput.rate) is judged on the scope's
+// goodput under the objectives of every other rule judged with it (see
+// [Objectives]); it lists no offenders.
 func Judge(run *runfile.Run, rules []Rule) []runfile.Verdict {
 	recorded, _ := RecordedRules(run)
 	all := append(recorded, rules...)
@@ -101,6 +105,10 @@ func Judge(run *runfile.Run, rules []Rule) []runfile.Verdict {
 			continue
 		}
 		seen[key] = true
+		if r.Metric == "goodput" {
+			out = append(out, judgeGoodput(r, scope, run, all))
+			continue
+		}
 		out = append(out, judgeOne(r, scope, scopeOf(run, scope, cache)))
 	}
 	return out
@@ -140,6 +148,8 @@ func (s Scope) measured() measure.Scope {
 		return measure.Cold
 	case ScopeCategory:
 		return measure.Category(s.Category)
+	case ScopeTurn:
+		return measure.Turn(s.Turn)
 	}
 	return measure.Overall
 }
@@ -166,6 +176,12 @@ func scopeOf(run *runfile.Run, s Scope, cache map[string]*scopeData) *scopeData 
 			}
 		case ScopeCategory:
 			d.g = run.Summary.Categories[s.Category]
+		case ScopeTurn:
+			for _, t := range run.Summary.Turns {
+				if t.Turn == s.Turn {
+					d.g = t.Group
+				}
+			}
 		default:
 			d.g = run.Summary.Overall
 		}
@@ -183,7 +199,7 @@ func scopeOf(run *runfile.Run, s Scope, cache map[string]*scopeData) *scopeData 
 // noData says why rule r has nothing to measure in scope s (data d).
 func noData(r Rule, s Scope, d *scopeData) string {
 	if d.g.Requests == 0 {
-		if s.Kind == ScopeCategory || s.Kind == ScopeCold {
+		if s.Kind == ScopeCategory || s.Kind == ScopeCold || s.Kind == ScopeTurn {
 			return "no data: the run has no " + s.String() + " request"
 		}
 		return "no data: the run has no measured request"

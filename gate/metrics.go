@@ -27,6 +27,9 @@ const (
 	perError
 	// perRatio: tokens per event (mean: the pooled ratio).
 	perRatio
+	// perGoodput: the share or rate of requests that met every
+	// per-request objective (measure.Goodput under Objectives).
+	perGoodput
 )
 
 // binding is what one metric.stat reads.
@@ -39,9 +42,14 @@ type metricDef struct {
 	stats map[string]bool
 	kind  unitKind
 	bind  func(stat string) binding
+	// statKinds, when set, gives a stat a unit of its own.
+	statKinds map[string]unitKind
 }
 
 func (m metricDef) unitFor(stat string) unitKind {
+	if k, ok := m.statKinds[stat]; ok {
+		return k
+	}
 	if stat == "count" {
 		return plainUnit
 	}
@@ -86,6 +94,11 @@ var metrics = map[string]metricDef{
 	"tpot_std":     {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.TPOTStd)},
 	"ttft_network": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.TTFTNetwork)},
 	"server_tpot":  {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.ServerTPOT)},
+	// The measured visible metrics of a browser run (bench --browser).
+	"painted_ttft":    {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.PaintedTTFT)},
+	"paint_gap":       {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.PaintGap)},
+	"render_overhead": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.RenderOverhead)},
+	"long_frame":      {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.LongFrame)},
 	"tpot": {stats: setOf(distStats...), kind: timeUnit, bind: func(stat string) binding {
 		switch stat {
 		case "mean", "min", "max", "count":
@@ -99,6 +112,8 @@ var metrics = map[string]metricDef{
 		bind: func(string) binding { return binding{src: perError} }},
 	"tokens_per_event": {stats: setOf("mean", "max"), kind: plainUnit,
 		bind: func(string) binding { return binding{src: perRatio, metric: measure.TokensPerEvent} }},
+	"goodput": {stats: setOf("share", "rate"), kind: percentUnit, statKinds: map[string]unitKind{"rate": plainUnit},
+		bind: func(string) binding { return binding{src: perGoodput} }},
 }
 
 func metricNames() string {

@@ -63,6 +63,9 @@ const (
 	ScopeOverall
 	ScopeCold
 	ScopeCategory
+	// ScopeTurn: the warm requests that were turn Turn of their
+	// conversation (measure's turn:N scope).
+	ScopeTurn
 )
 
 // Scope is the set of requests a rule is judged on.
@@ -70,6 +73,8 @@ type Scope struct {
 	Kind ScopeKind
 	// Category is the category name when Kind is ScopeCategory.
 	Category string
+	// Turn is the turn number (from 1) when Kind is ScopeTurn.
+	Turn int
 }
 
 // Overall is the scope of every warm request.
@@ -90,6 +95,8 @@ func (s Scope) String() string {
 		return "cold"
 	case ScopeCategory:
 		return "category:" + s.Category
+	case ScopeTurn:
+		return "turn:" + strconv.Itoa(s.Turn)
 	}
 	return "overall"
 }
@@ -189,7 +196,7 @@ func ParseAll(exprs []string) ([]Rule, error) {
 // Grammar (spaces are allowed between tokens, not inside them):
 //
 //	rule   = [ "[" scope "]" ] metric "." stat op number [ unit ]
-//	scope  = "overall" | "cold" | "category:" name
+//	scope  = "overall" | "cold" | "category:" name | "turn:" number
 //	op     = "<" | "<=" | ">" | ">=" | "≤" | "≥"
 //	number = decimal, not negative ("250", "0.5", "1e3")
 //	unit   = "ms" | "s" | "us" | "µs" | "ns" | "%"
@@ -213,9 +220,18 @@ func ParseAll(exprs []string) ([]Rule, error) {
 //	              own queue and prefill, where it sent them)        time
 //	server_tpot   ServerTPOTMs (per request: the server's own decode
 //	              time per token, where it sent it)                 time
+//	painted_ttft  PaintedTTFTMs (per request, browser runs: click
+//	              to first paint)                                   time
+//	paint_gap     PaintGapMs (pooled: pauses between paints)        time
+//	render_overhead  RenderOverheadMs (pooled: paint − arrival)     time
+//	long_frame    LongFrameMs (pooled: long animation frames)       time
 //	errors        rate: Errors ÷ Requests; count: Errors   rate, count  %, none
 //	tokens_per_event  mean: TokensPerEvent (pooled ratio);
 //	              max: the largest ratio of one request      mean, max    none
+//	goodput       share: the requests that met every per-request
+//	              objective of the run's other rules ÷ requests;
+//	              rate: those requests per second (measure.Goodput)
+//	                                                         share, rate  %, none
 //
 // The distribution stats are count, mean, std, min, p50, p90, p95, p99 and
 // max (aliases: avg, median, stddev). A time metric needs a time unit
@@ -319,8 +335,14 @@ func parseScope(s string) (Scope, error) {
 			return Scope{}, errors.New("scope \"category:\" needs a category name")
 		}
 		return Category(name), nil
+	case strings.HasPrefix(s, "turn:"):
+		k, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(s, "turn:")))
+		if err != nil || k < 1 {
+			return Scope{}, fmt.Errorf("scope %q needs a turn number from 1, as [turn:2]", s)
+		}
+		return Scope{Kind: ScopeTurn, Turn: k}, nil
 	}
-	return Scope{}, fmt.Errorf("unknown scope %q; use [overall], [cold] or [category:NAME]", s)
+	return Scope{}, fmt.Errorf("unknown scope %q; use [overall], [cold], [category:NAME] or [turn:N]", s)
 }
 
 func (p *ruleParser) ident() string {

@@ -113,6 +113,14 @@ func summaryField(g runfile.Group, metric, stat string) (float64, bool) {
 		d = g.TTFTNetworkMs
 	case "server_tpot":
 		d = g.ServerTPOTMs
+	case "painted_ttft":
+		d = g.PaintedTTFTMs
+	case "paint_gap":
+		d = g.PaintGapMs
+	case "render_overhead":
+		d = g.RenderOverheadMs
+	case "long_frame":
+		d = g.LongFrameMs
 	case "tpot":
 		switch stat {
 		case "mean", "min", "max", "count":
@@ -170,6 +178,8 @@ func TestEveryMetricAgrees(t *testing.T) {
 			sts = []string{"rate", "count"}
 		case "tokens_per_event":
 			sts = []string{"mean"}
+		case "goodput":
+			continue // TestGoodputAgrees
 		}
 		for _, sc := range scopes {
 			for _, st := range sts {
@@ -276,5 +286,28 @@ func TestEveryMetricAgrees(t *testing.T) {
 	// took 9 s to start and 3 s between tokens.
 	if o := run.Summary.Overall; o.TTFTMs.Max > 1000 || o.GapMs.Max > 1000 {
 		t.Errorf("an aborted or warm-up request leaked into overall: ttft max %v, gap max %v", o.TTFTMs.Max, o.GapMs.Max)
+	}
+}
+
+// TestGoodputAgrees checks that a goodput threshold judges the figure the
+// run file's summary records, both from measure.Goodput under the run's
+// own thresholds read as objectives.
+func TestGoodputAgrees(t *testing.T) {
+	run := richRun(1)
+	run.Config.SuiteThresholds = map[string][]string{"short": {"ttft.p95 < 30ms"}, "long": {"gap.max <= 25ms"}}
+	sum := gate.Goodput(run, nil)
+	if len(sum.Objectives) != 2 || sum.Requests == 0 {
+		t.Fatalf("goodput %+v: want 2 objectives over the warm requests", sum)
+	}
+	if sum.Good == 0 || sum.Good == sum.Requests {
+		t.Fatalf("goodput %d of %d: the run does not exercise the objectives", sum.Good, sum.Requests)
+	}
+	vs := gate.Judge(run, []gate.Rule{gate.MustParse("goodput.share >= 0%"), gate.MustParse("goodput.rate >= 0")})
+	share, rate := vs[len(vs)-2], vs[len(vs)-1]
+	if !share.Judged() || math.Abs(share.Value-100*sum.Share) > 1e-9 {
+		t.Errorf("gate goodput.share %+v, summary %v%%", share, 100*sum.Share)
+	}
+	if !rate.Judged() || math.Abs(rate.Value-sum.PerS) > 1e-9 {
+		t.Errorf("gate goodput.rate %+v, summary %v/s", rate, sum.PerS)
 	}
 }

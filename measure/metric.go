@@ -53,12 +53,15 @@ const (
 	// behind would otherwise omit the delay it caused.
 	ScheduledTTFT Metric = "scheduled_ttft"
 	ScheduledE2E  Metric = "scheduled_e2e"
+	// PromptTokens: per request, the prompt tokens the server counted
+	// (usage.prompt_tokens), where it sent a count.
+	PromptTokens Metric = "prompt_tokens"
 )
 
 // Pooled reports whether m gives many values per request.
 func (m Metric) Pooled() bool {
 	switch m {
-	case Gap, TokenInterval, VisibleGap:
+	case Gap, TokenInterval, VisibleGap, PaintGap, RenderOverhead, LongFrame:
 		return true
 	}
 	return false
@@ -103,12 +106,16 @@ func (v *View) Values(m Metric) []float64 {
 		return one(v.ScheduleLagMs+v.TTFTMs, v.Scheduled && v.HasTTFT)
 	case ScheduledE2E:
 		return one(v.ScheduleLagMs+v.E2EMs, v.Scheduled)
+	case PromptTokens:
+		return one(float64(v.Req.PromptTokens), v.Req.PromptTokens > 0)
 	case Gap:
 		return v.GapsMs
 	case TokenInterval:
 		return v.TokenIntervalsMs
 	case VisibleGap:
 		return v.VisibleGapsMs
+	case PaintedTTFT, PaintGap, RenderOverhead, LongFrame:
+		return v.Painted.values(m)
 	}
 	return nil
 }
@@ -160,12 +167,15 @@ func Aggregate(views []View) runfile.Group {
 		}
 	}
 	g.SpanS, g.RequestsPerS, g.OutputTokensPerS = Throughput(views)
+	g.InputTokens, g.InputTokensPerS = InputThroughput(views, g.SpanS)
+	g.ConcurrencyMean, g.ConcurrencyMax = Concurrency(views)
 	return g
 }
 
 // summarised are the metrics whose distribution a summary group keeps.
 var summarised = []Metric{TTFT, TPOT, TPOTStd, Gap, TokenInterval, E2E, VisibleTTFT, VisibleGap,
-	TTFTNetwork, ServerTPOT, ScheduleLag, ScheduledTTFT, ScheduledE2E}
+	TTFTNetwork, ServerTPOT, ScheduleLag, ScheduledTTFT, ScheduledE2E, PromptTokens,
+	PaintedTTFT, PaintGap, RenderOverhead, LongFrame}
 
 // Field returns the distribution of m that a summary group keeps, nil for
 // a metric it keeps none of (max_gap, tokens_per_event: a group holds
@@ -198,6 +208,16 @@ func Field(g *runfile.Group, m Metric) *stats.Distribution {
 		return &g.ScheduledTTFTMs
 	case ScheduledE2E:
 		return &g.ScheduledE2EMs
+	case PaintedTTFT:
+		return &g.PaintedTTFTMs
+	case PaintGap:
+		return &g.PaintGapMs
+	case RenderOverhead:
+		return &g.RenderOverheadMs
+	case LongFrame:
+		return &g.LongFrameMs
+	case PromptTokens:
+		return &g.PromptTokens
 	}
 	return nil
 }
@@ -215,7 +235,7 @@ func Throughput(views []View) (spanS, requestsPerS, tokensPerS float64) {
 		if q.StartedAt.IsZero() {
 			continue
 		}
-		end := q.StartedAt.Add(time.Duration(max(q.E2ENS, q.SentNS, q.HeadersNS, q.FirstByteNS)))
+		end := End(q)
 		if first.IsZero() || q.StartedAt.Before(first) {
 			first = q.StartedAt
 		}
@@ -256,6 +276,10 @@ func Summarize(run *runfile.Run) {
 		case KindCategory:
 			run.Summary.Categories[s.Category] = Group(run, s)
 		}
+	}
+	run.Summary.Renders = renderGroups(run)
+	for _, k := range Turns(run) {
+		run.Summary.Turns = append(run.Summary.Turns, runfile.TurnGroup{Turn: k, Group: Group(run, Turn(k))})
 	}
 }
 

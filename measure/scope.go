@@ -21,6 +21,7 @@ package measure
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -47,6 +48,12 @@ const (
 	KindAborted
 	// KindFailed: the counted requests (cold or warm) that failed.
 	KindFailed
+	// KindTurn: the counted warm requests that were one turn of a
+	// conversation (the same turn number of every conversation). Turns
+	// count in their category and overall like any request; a
+	// conversation's first turn is turn 1, not cold (the cold request is
+	// never a turn).
+	KindTurn
 )
 
 // Scope is a set of a run's requests.
@@ -54,6 +61,8 @@ type Scope struct {
 	Kind Kind
 	// Category is the category's name for KindCategory.
 	Category string
+	// Turn is the turn number (from 1) for KindTurn.
+	Turn int
 }
 
 // The scopes without a parameter.
@@ -68,8 +77,12 @@ var (
 // Category returns the scope of one prompt category's warm requests.
 func Category(name string) Scope { return Scope{Kind: KindCategory, Category: name} }
 
+// Turn returns the scope of the warm requests that were turn k (from 1)
+// of their conversation.
+func Turn(k int) Scope { return Scope{Kind: KindTurn, Turn: k} }
+
 // String is the scope's name as the run file writes it: "overall",
-// "cold", "category:NAME", "warmup", "aborted" or "failed".
+// "cold", "category:NAME", "turn:N", "warmup", "aborted" or "failed".
 func (s Scope) String() string {
 	switch s.Kind {
 	case KindCold:
@@ -82,6 +95,8 @@ func (s Scope) String() string {
 		return "aborted"
 	case KindFailed:
 		return "failed"
+	case KindTurn:
+		return "turn:" + strconv.Itoa(s.Turn)
 	}
 	return "overall"
 }
@@ -103,7 +118,12 @@ func ParseScope(name string) (Scope, error) {
 	if c, ok := strings.CutPrefix(name, "category:"); ok && c != "" {
 		return Category(c), nil
 	}
-	return Scope{}, fmt.Errorf("unknown scope %q (want overall, cold, category:NAME, warmup, aborted or failed)", name)
+	if t, ok := strings.CutPrefix(name, "turn:"); ok {
+		if k, err := strconv.Atoi(t); err == nil && k >= 1 {
+			return Turn(k), nil
+		}
+	}
+	return Scope{}, fmt.Errorf("unknown scope %q (want overall, cold, category:NAME, turn:N, warmup, aborted or failed)", name)
 }
 
 // Counted reports whether q counts in the measured scopes: it is neither
@@ -128,6 +148,8 @@ func (s Scope) Has(q *runfile.Request) bool {
 		return !q.Cold && q.Category == s.Category
 	case KindFailed:
 		return !q.OK()
+	case KindTurn:
+		return !q.Cold && q.Turn == s.Turn
 	}
 	return !q.Cold
 }

@@ -100,6 +100,9 @@ type View struct {
 	// ScheduleLagMs + TTFTMs is the TTFT from the scheduled instant.
 	Scheduled     bool
 	ScheduleLagMs float64
+
+	// Painted is what a browser run measured of the request's paints.
+	Painted Painted
 }
 
 // Display returns the run's display model (60 Hz and 16 ms when the run
@@ -120,6 +123,7 @@ func Of(q *runfile.Request, d stats.Display) View {
 		v.Scheduled = true
 		v.ScheduleLagMs = stats.Millis(q.ScheduleLagNS)
 	}
+	v.Painted = paintedOf(q)
 	times := q.TokenTimesNS
 	if len(times) == 0 {
 		return v

@@ -25,11 +25,22 @@ type Chart struct {
 }
 
 // Charts returns every chart of the HTML report of r, in page order: the
-// TTFT waterfall, the gap histogram, then one token-arrival timeline per
-// offending request (see Timelines).
+// TTFT waterfall, TTFT by turn (a run with conversations only), the gap
+// histogram, one token-arrival timeline per offending request (see
+// Timelines), the load over the run (LoadChart), then the flame graph of
+// the run's CPU profile when it has one (see FlameGraph).
 func Charts(r *runfile.Run, o Options) []Chart {
-	out := []Chart{Waterfall(r, o), GapHistogram(r, o)}
-	return append(out, Timelines(r, o)...)
+	out := []Chart{Waterfall(r, o)}
+	if tc, ok := TurnChart(r, o); ok {
+		out = append(out, tc)
+	}
+	out = append(out, GapHistogram(r, o))
+	out = append(out, Timelines(r, o)...)
+	out = append(out, LoadChart(r, o))
+	if fd, ok := FlameGraph(r, o); ok && fd.Chart.SVG != nil {
+		out = append(out, fd.Chart)
+	}
+	return out
 }
 
 // Colours of the charts.
@@ -101,6 +112,9 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 	}
 	label := func(q *runfile.Request) string {
 		s := fmt.Sprintf("#%d %s", q.Index, q.PromptID)
+		if q.Turn > 0 {
+			s += fmt.Sprintf(" turn %d", q.Turn)
+		}
 		if q.Cold {
 			s += " (cold)"
 		}

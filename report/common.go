@@ -367,7 +367,14 @@ func loadLine(r *runfile.Run) string {
 	if o.SpanS <= 0 {
 		return ""
 	}
-	s := fmt.Sprintf("throughput (warm): %.2f requests/s, %.1f output tokens/s over %.1f s", o.RequestsPerS, o.OutputTokensPerS, o.SpanS)
+	input := ""
+	if o.InputTokensPerS > 0 {
+		input = fmt.Sprintf(", %.1f input tokens/s", o.InputTokensPerS)
+	}
+	s := fmt.Sprintf("throughput (warm): %.2f requests/s, %.1f output tokens/s%s over %.1f s", o.RequestsPerS, o.OutputTokensPerS, input, o.SpanS)
+	if o.ConcurrencyMax > 0 {
+		s += fmt.Sprintf(", %.2f in flight on average (peak %d)", o.ConcurrencyMean, o.ConcurrencyMax)
+	}
 	if d := o.ScheduleLagMs; d.Count > 0 {
 		s += fmt.Sprintf("; %s arrivals at %s/s: schedule lag p50 %s ms, p99 %s ms, max %s ms; TTFT from the due time p95 %s ms",
 			r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64), fmtMS(d.P50), fmtMS(d.P99), fmtMS(d.Max), ms(o.ScheduledTTFTMs, o.ScheduledTTFTMs.P95))

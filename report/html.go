@@ -64,10 +64,25 @@ type htmlView struct {
 	GeneratedBy  string
 	MaxTimelines int
 	MoreOffender int
+	// Load is the throughput per scope, with an open loop's schedule
+	// columns, and the load chart.
+	LoadColumns []string
+	LoadRows    []tableRowView
+	Load        chartView
+	// Turns is the TTFT-by-turn table and chart, for a run with
+	// conversations.
+	TurnColumns []string
+	TurnRows    [][]string
+	Turns       chartView
 	// Scenario is the rapid-fire table, when the run is one.
 	ScenarioSummary string
 	ScenarioColumns []string
 	ScenarioRows    [][]string
+	// Flame is the flame graph of the run's CPU profile, nil when none.
+	Flame *flameView
+	// Browser is the section of a browser run (model against
+	// measurement, three-layer timelines); nil otherwise.
+	Browser *browserView
 }
 
 type tableRowView struct {
@@ -228,6 +243,29 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	for _, t := range Timelines(r, o) {
 		v.Timelines = append(v.Timelines, chartView{t.Name, t.Title, template.HTML(t.SVG)})
 	}
+	v.Browser = newBrowserView(r, o)
+	v.LoadColumns = loadColumns
+	open := r.Summary.Overall.ScheduleLagMs.Count > 0
+	if open {
+		v.LoadColumns = append(append([]string(nil), loadColumns...), lagColumns...)
+	}
+	for _, g := range groups(r) {
+		cells := loadRow(g.G)
+		if open {
+			lag := lagRow(g.G)
+			if lag == nil {
+				lag = []string{"-", "-", "-", "-", "-", "-"}
+			}
+			cells = append(cells, lag...)
+		}
+		v.LoadRows = append(v.LoadRows, tableRowView{Name: g.Name, Cells: cells, Overall: g.Scope == "overall"})
+	}
+	lc := LoadChart(r, o)
+	v.Load = chartView{lc.Name, lc.Title, template.HTML(lc.SVG)}
+	if tc, ok := TurnChart(r, o); ok {
+		v.TurnColumns, v.TurnRows = turnColumns, turnRows(r)
+		v.Turns = chartView{tc.Name, tc.Title, template.HTML(tc.SVG)}
+	}
 	v.NoOffenders = len(crossed) == 0
 	v.MaxTimelines = o.maxTimelines()
 	offenders := map[int]bool{}
@@ -244,6 +282,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		v.Experience = append(v.Experience, experienceView{Scope: e.Scope, Rule: e.Rule, Value: fmtValue(e.Value, e.Unit),
 			Experience: e.Experience, Impact: e.Impact, Tier: e.Tier})
 	}
+	v.Flame = newFlameView(r, o)
 	v.Warnings = r.Warnings
 	for _, s := range methodology(r) {
 		sv := sectionView{Title: s.Title, Code: s.Code}

@@ -162,6 +162,9 @@ func methodology(r *runfile.Run) []docSection {
 	if r.Config.Scenario != "" {
 		sample = append(sample, "Scenario: `"+r.Config.Scenario+"`.")
 	}
+	if s := conversationLine(r); s != "" {
+		sample = append(sample, s)
+	}
 	out = append(out, docSection{Title: "Sample", Items: sample})
 
 	// Hardware and model.
@@ -197,6 +200,9 @@ func methodology(r *runfile.Run) []docSection {
 	out = append(out, docSection{Title: "Visible metrics", Paras: []string{fmt.Sprintf(
 		"Visible TTFT and visible gaps model what a reader sees: a token is painted at the first frame of a %s Hz display at or after its arrival plus the client's %s ms render batching window (frames counted from `t_start`). Visible gaps are the pauses between frames that showed new text. They are derived from the arrival times, not measured on a screen.",
 		strconv.FormatFloat(hz, 'g', -1, 64), strconv.FormatFloat(batch, 'g', -1, 64))}})
+	if b := r.Config.Browser; b != nil {
+		out = append(out, docSection{Title: "Measured visible metrics", Paras: []string{browserMethod(b)}})
+	}
 
 	// Thresholds.
 	var th []string
@@ -250,6 +256,10 @@ func methodology(r *runfile.Run) []docSection {
 		for _, n := range c.Notes {
 			sec.Items = append(sec.Items, "Note: "+n)
 		}
+		out = append(out, sec)
+	}
+
+	if sec, ok := profileSection(r); ok {
 		out = append(out, sec)
 	}
 

@@ -18,6 +18,10 @@ type Options struct {
 	// shows every request; above it shows the cold requests and the warm
 	// ones at the TTFT median, p95, p99 and max (default 24).
 	MaxWaterfall int
+	// RunDir is the run's directory, where the files the run file names
+	// (its CPU profile) are read from; WriteAll uses its own directory
+	// when RunDir is empty.
+	RunDir string
 	// Formats selects what WriteAll writes: "html", "svg", "junit", "md",
 	// "text". Empty means all of them.
 	Formats []string

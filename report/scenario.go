@@ -51,6 +51,9 @@ func scenarioSummary(r *runfile.Run) string {
 		foreign += f.ForeignEvents
 	}
 	n := len(r.Scenario.FollowUps)
+	if r.Config.Browser != nil {
+		return browserScenarioSummary(r)
+	}
 	s := fmt.Sprintf("%s: %d follow-ups; %d tokens produced after the aborts, %d foreign events", r.Scenario.Name, n, after, foreign)
 	if unknown > 0 {
 		s += fmt.Sprintf(" (%d aborts unanswered: the target may not support /v1/abort)", unknown)

@@ -33,6 +33,8 @@ func Text(w io.Writer, r *runfile.Run, o Options) error {
 	t.header(r)
 	t.cold(r)
 	t.table(r)
+	t.browser(r)
+	t.turns(r)
 	t.scenario(r)
 	t.verdicts(r)
 	t.comparison(r)
@@ -174,6 +176,9 @@ func (t *textWriter) table(r *runfile.Run) {
 	if s := loadLine(r); s != "" {
 		t.printf("%s\n", s)
 	}
+	if s := goodputLine(r); s != "" {
+		t.printf("%s\n", s)
+	}
 }
 
 func (t *textWriter) verdicts(r *runfile.Run) {
@@ -262,4 +267,20 @@ func (t *textWriter) comparison(r *runfile.Run) {
 	for _, n := range c.Notes {
 		t.printf("  note: %s\n", n)
 	}
+}
+
+// turns shows TTFT by turn of the conversation, for a run with
+// conversations.
+func (t *textWriter) turns(r *runfile.Run) {
+	rows := turnRows(r)
+	if len(rows) == 0 {
+		return
+	}
+	t.printf("\nTTFT by turn of the conversation (warm requests, times in ms; prompt tokens: the server's count, mean)\n")
+	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  %s\t\n", strings.Join(turnColumns, "\t"))
+	for _, row := range rows {
+		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
+	}
+	tw.Flush()
 }

@@ -37,6 +37,9 @@ func WriteAll(dir string, r *runfile.Run, o Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report directory: %w", err)
 	}
+	if o.RunDir == "" {
+		o.RunDir = dir
+	}
 	var errs []error
 	write := func(name string, render func(io.Writer) error) {
 		var buf bytes.Buffer

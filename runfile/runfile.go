@@ -58,6 +58,25 @@ type Run struct {
 	// Comparison is the comparison with an earlier run (--against), or
 	// why none was made; nil when none was asked.
 	Comparison *Comparison `json:"comparison,omitempty"`
+	// Profile names the CPU profile taken during the run, in the run
+	// directory; nil when none was taken.
+	Profile *Profile `json:"profile,omitempty"`
+}
+
+// Profile is a CPU profile of the target taken during a run (pprof's
+// profile.proto, gzipped: go tool pprof reads it).
+type Profile struct {
+	// File is its name in the run directory ("cpu.pprof").
+	File string `json:"file"`
+	// Source is "embedded" (this process, which also ran the measuring
+	// client: the server's goroutines carry Label) or "remote" (the
+	// target's /debug/pprof/profile: that process alone).
+	Source string `json:"source"`
+	// Label, "key=value", marks the server's samples in an embedded
+	// profile; "" when every sample is the target's.
+	Label string `json:"label,omitempty"`
+	// DurationMS is how long it sampled.
+	DurationMS float64 `json:"duration_ms"`
 }
 
 // Comparison records the comparison of a run with an earlier one (its
@@ -210,6 +229,9 @@ type Config struct {
 	// --ignore-eos, --extra-body), exactly as sent; nil when nothing was,
 	// and the server sampled with its own defaults.
 	Request *api.RequestOptions `json:"request,omitempty"`
+	// Browser is set for a browser run (bench --browser): the page,
+	// render strategies, CPU throttling and the relay's added time.
+	Browser *Browser `json:"browser,omitempty"`
 }
 
 // ColdStart is the target's cold-start breakdown, in milliseconds.
@@ -288,6 +310,20 @@ type Request struct {
 	ServerTimesNS []int64 `json:"server_times_ns,omitempty"`
 	// Server is the server's own split of the request, when sent.
 	Server *ServerTimings `json:"server,omitempty"`
+	// Paint is what the page measured of the request in a browser run
+	// (bench --browser): insertion and paint per token; nil otherwise.
+	Paint *Paint `json:"paint,omitempty"`
+	// ConversationID names the conversation the request is a turn of
+	// (the request id of its first turn), Turn its place in it from 1,
+	// and ThinkNS the think time waited after the previous turn's answer
+	// ended before it was sent; all absent for a single prompt.
+	ConversationID string `json:"conversation_id,omitempty"`
+	Turn           int    `json:"turn,omitempty"`
+	ThinkNS        int64  `json:"think_ns,omitempty"`
+	// PromptTokenSource is "tokenizer" when PromptTokens was counted by
+	// bench --tokenizer (the server sent no usage.prompt_tokens); absent
+	// when the server counted them.
+	PromptTokenSource string `json:"prompt_token_source,omitempty"`
 }
 
 // ServerTimings is the server's split of a request, in ns.
@@ -329,6 +365,31 @@ type Summary struct {
 	Overall    Group            `json:"overall"`
 	Cold       *Group           `json:"cold,omitempty"`
 	Categories map[string]Group `json:"categories"`
+	// Goodput is the share and rate of the warm requests that met every
+	// per-request objective of their category (measure.Goodput); absent
+	// in a run judged before goodput existed.
+	Goodput *Goodput `json:"goodput,omitempty"`
+	// Renders holds, for a browser run of several render strategies, the
+	// overall scope of each strategy's requests.
+	Renders map[string]Group `json:"renders,omitempty"`
+	// Turns holds, for a run with conversations, the warm requests of each
+	// turn number, in turn order: how TTFT grows with the conversation.
+	Turns []TurnGroup `json:"turns,omitempty"`
+}
+
+// Goodput is how many of a scope's requests met every per-request
+// objective that binds them (DESIGN.md, "Goodput").
+type Goodput struct {
+	// Objectives are the thresholds read as per-request objectives.
+	Objectives []string `json:"objectives"`
+	// Requests are the scope's counted requests, failed ones included;
+	// Good those that met every objective binding them.
+	Requests int `json:"requests"`
+	Good     int `json:"good"`
+	// Share is Good ÷ Requests; PerS is Good per second of the scope's
+	// span.
+	Share float64 `json:"share"`
+	PerS  float64 `json:"per_s"`
 }
 
 // Group is the aggregate of a set of requests. Distributions are in ms.
@@ -387,6 +448,33 @@ type Group struct {
 	SpanS            float64 `json:"span_s,omitempty"`
 	RequestsPerS     float64 `json:"requests_per_s,omitempty"`
 	OutputTokensPerS float64 `json:"output_tokens_per_s,omitempty"`
+	// PaintedTTFTMs, PaintGapMs, RenderOverheadMs and LongFrameMs are the
+	// measured visible metrics of a browser run (package measure defines
+	// them); count 0 otherwise.
+	PaintedTTFTMs    stats.Distribution `json:"painted_ttft_ms,omitzero"`
+	PaintGapMs       stats.Distribution `json:"paint_gap_ms,omitzero"`
+	RenderOverheadMs stats.Distribution `json:"render_overhead_ms,omitzero"`
+	LongFrameMs      stats.Distribution `json:"long_frame_ms,omitzero"`
+
+	// PromptTokens has one value per successful request whose prompt
+	// tokens the server counted (usage.prompt_tokens); InputTokens is
+	// their sum, and InputTokensPerS that sum per second of the span,
+	// given only when every successful request had a count.
+	PromptTokens    stats.Distribution `json:"prompt_tokens,omitzero"`
+	InputTokens     int                `json:"input_tokens,omitempty"`
+	InputTokensPerS float64            `json:"input_tokens_per_s,omitempty"`
+	// ConcurrencyMean is the achieved concurrency: the requests in flight
+	// averaged over the span (the sum of the requests' durations ÷ the
+	// span); ConcurrencyMax the most in flight at once.
+	ConcurrencyMean float64 `json:"concurrency_mean,omitempty"`
+	ConcurrencyMax  int     `json:"concurrency_max,omitempty"`
+}
+
+// TurnGroup is the aggregate of the warm requests that were turn Turn
+// (from 1) of their conversation.
+type TurnGroup struct {
+	Turn int `json:"turn"`
+	Group
 }
 
 // ErrorRate returns errors ÷ requests of g, 0 when it has no requests.
@@ -488,6 +576,10 @@ type FollowUp struct {
 	// alone.
 	TTFTNS      int64 `json:"ttft_ns"`
 	AloneTTFTNS int64 `json:"alone_ttft_ns"`
+	// OldPaintsAfterClick is, in a browser run, how many tokens of the
+	// interrupted answer were painted after the follow-up's click (must
+	// be 0); nil outside a browser run.
+	OldPaintsAfterClick *int `json:"old_paints_after_click,omitempty"`
 }
 
 // Load reads and validates a run file.

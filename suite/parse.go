@@ -21,7 +21,8 @@ var (
 	suiteFields    = []string{"name", "description", "language", "defaults", "categories"}
 	defaultsFields = []string{"max_tokens", "system"}
 	categoryFields = []string{"name", "weight", "max_tokens", "description", "thresholds", "prompts"}
-	promptFields   = []string{"id", "text", "language", "system", "max_tokens"}
+	promptFields   = []string{"id", "text", "turns", "language", "system", "max_tokens"}
+	turnFields     = []string{"text", "think"}
 )
 
 // Limits that keep a hostile file (aliases fanned out into millions of
@@ -250,7 +251,17 @@ func (p *parser) prompt(n *yaml.Node, path string, s *Suite, c *Category, seen *
 			seen.ids[pr.ID] = line(m.vals["id"])
 		}
 	}
-	pr.Text = p.text(m, path, "text", true)
+	if turns := m.vals["turns"]; isNull(turns) {
+		pr.Text = p.text(m, path, "text", true)
+	} else {
+		if !isNull(m.vals["text"]) {
+			p.fail(m.at("text"), path+".text", "a prompt has text or turns, not both: text is one question, turns a conversation")
+		}
+		pr.Turns = p.turns(turns, path+".turns")
+		if len(pr.Turns) > 0 {
+			pr.Text = pr.Turns[0].Text
+		}
+	}
 	pr.Language = p.text(m, path, "language", false)
 	if pr.Language == "" {
 		pr.Language = s.Language

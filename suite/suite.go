@@ -1,5 +1,7 @@
 package suite
 
+import "time"
+
 // Suite is a golden prompt suite: named categories of prompts, each with a
 // weight, a max_tokens budget and thresholds.
 type Suite struct {
@@ -62,7 +64,29 @@ type Prompt struct {
 	MaxTokens int
 	// Category is the name of the category the prompt belongs to.
 	Category string
+	// Turns, when set, make the prompt a conversation: each turn is a
+	// user message sent as its own request, carrying the earlier turns
+	// and the answers the target streamed to them. A conversation has at
+	// least two turns, and Text is then the first turn's text (what a
+	// workload that asks one question, such as the cold request, sends).
+	Turns []Turn
 }
+
+// Turn is one user message of a conversation.
+type Turn struct {
+	// Text is the user message.
+	Text string
+	// Think is how long the user waits after the previous answer ended
+	// before sending this turn (always 0 for the first turn).
+	Think time.Duration
+}
+
+// Conversation reports whether p is a conversation (it has turns).
+func (p Prompt) Conversation() bool { return len(p.Turns) > 0 }
+
+// Requests returns how many requests p becomes: one per turn of a
+// conversation, otherwise one.
+func (p Prompt) Requests() int { return max(len(p.Turns), 1) }
 
 // Prompts returns every prompt of the suite in file order.
 func (s *Suite) Prompts() []Prompt {

@@ -57,7 +57,11 @@ func Marshal(s *Suite) ([]byte, error) {
 		for _, p := range c.Prompts {
 			pm := &yaml.Node{Kind: yaml.MappingNode}
 			put(pm, "id", str(p.ID))
-			put(pm, "text", text(p.Text))
+			if p.Conversation() {
+				put(pm, "turns", turnsNode(p.Turns))
+			} else {
+				put(pm, "text", text(p.Text))
+			}
 			if p.Language != "" && p.Language != s.Language {
 				put(pm, "language", str(p.Language))
 			}
@@ -84,6 +88,22 @@ func Marshal(s *Suite) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// turnsNode is a conversation's turns: a string for a turn without a
+// think time, a mapping of text and think for one with.
+func turnsNode(turns []Turn) *yaml.Node {
+	l := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, t := range turns {
+		if t.Think == 0 {
+			l.Content = append(l.Content, text(t.Text))
+			continue
+		}
+		l.Content = append(l.Content, &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+			str("text"), text(t.Text), str("think"), str(t.Think.String()),
+		}})
+	}
+	return l
 }
 
 // str is a string scalar, quoted by the encoder where YAML needs it.

@@ -22,10 +22,8 @@ import (
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/gate"
-	"github.com/tokenpulse/tokenpulse/internal/launch"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
-	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
 	"github.com/tokenpulse/tokenpulse/tokencount"
 )
@@ -69,13 +67,21 @@ type benchFlags struct {
 	ignoreEOS    bool
 	extraBody    string
 
+	// repeat > 1 runs the configuration that many times (repeat.go).
+	repeat int
+
 	judge    judgeFlags
 	embedded embeddedFlags
 	outputs  outputFlags
+	profile  profileFlags
+	ab       abFlags
+	browser  browserFlags
 }
 
-func newBenchCmd() *cobra.Command {
-	var f benchFlags
+func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
+
+// newBenchCmdWith is bench's command with its flags bound to f.
+func newBenchCmdWith(f *benchFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Run a golden prompt suite against a streaming endpoint and measure every token",
@@ -98,7 +104,7 @@ when the run could not be carried out, 130 when interrupted (what was
 measured is still written).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBench(cmd, &f)
+			return runBench(cmd, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -132,200 +138,47 @@ measured is still written).`,
 	fl.StringArrayVar(&f.stop, "stop", nil, "a stop sequence sent with every request (repeatable)")
 	fl.BoolVar(&f.ignoreEOS, "ignore-eos", false, "send ignore_eos, an extension llama.cpp and vLLM accept: generate past the end of sequence up to max_tokens")
 	fl.StringVar(&f.extraBody, "extra-body", "", "a JSON object merged into every request body, its keys replacing tokenpulse's own; not stream or stream_options, nor model, max_tokens or a key its own flag gives")
+	fl.IntVar(&f.repeat, "repeat", 1, "run the configuration K times, one run directory each, and write repeats.json: per figure the mean, sd, CV and 95% confidence interval (compare uses them)")
 	f.judge.register(fl)
 	f.embedded.register(fl)
 	f.outputs.register(fl)
+	f.profile.register(fl)
+	f.ab.register(fl)
+	f.browser.register(fl)
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
-	if err := f.validate(); err != nil {
-		return usageErr(err)
+	if f.ab.modelB != "" {
+		return runAB(cmd, f)
 	}
-	if err := f.validateArrival(cmd.Flags()); err != nil {
-		return usageErr(err)
-	}
-	reqOpts, err := f.requestOptions(cmd.Flags())
+	plan, err := planBench(cmd.Flags(), f)
 	if err != nil {
-		return usageErr(err)
+		return err
 	}
-	if f.errorBudget != "none" {
-		f.judge.thresholds = append(f.judge.thresholds, "[overall] errors.rate <= "+f.errorBudget)
-	}
-	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
-	if err != nil {
-		return usageErr(err)
-	}
-	work := f.workload(s, false, cmd.Flags())
-	if err := work.Validate(); err != nil {
-		return usageErr(err)
-	}
-	schedule, err := work.Schedule()
-	if err != nil {
-		return usageErr(err)
-	}
-	rules, err := f.judge.rules(s)
-	if err != nil {
-		return usageErr(err)
-	}
-	if err := f.outputs.check(); err != nil {
-		return usageErr(err)
-	}
-	header, err := parseHeaders(f.headers)
-	if err != nil {
-		return usageErr(err)
-	}
-	var tokens *tokencount.Counter
-	if f.tokenizer != "" {
-		if tokens, err = tokencount.Open(f.tokenizer); err != nil {
-			return usageErr(fmt.Errorf("--tokenizer: %w", err))
-		}
-		defer tokens.Close()
-	}
+	defer plan.close()
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
-
-	run := &runfile.Run{
-		SchemaVersion: runfile.SchemaVersion,
-		Tool:          toolInfo(),
-		StartedAt:     time.Now().UTC(),
-		CommandLine:   append([]string{"tokenpulse"}, os.Args[1:]...),
-	}
-
-	cold := f.cold
-	target := runfile.Target{URL: f.url, API: f.api, Model: f.model}
-	if f.url == "" {
-		if !cmd.Flags().Changed("cold") {
-			cold = true
-		}
-		if !f.quiet {
-			fmt.Fprintln(stderr, "tokenpulse: starting the embedded server ...")
-		}
-		emb, err := launch.StartTarget(ctx, f.embedded.engineModel())
-		if err != nil {
-			return err
-		}
-		defer emb.Close()
-		target = emb.Target
-		target.API = f.api
-		run.ColdStart = emb.ColdStart
-		if !f.quiet {
-			fmt.Fprintf(stderr, "tokenpulse: %s ready at %s in %.0f ms\n", emb.Target.Model, emb.Target.URL, emb.ColdStart.ProcessStartMS)
-		}
-	}
-	client := &stream.Client{
-		BaseURL: target.URL,
-		API:     f.api,
-		Model:   target.Model,
-		APIKey:  os.Getenv(f.apiKeyEnv),
-		Header:  header,
-	}
-	if reqOpts != nil {
-		client.Options = *reqOpts
-	}
-	if client.Model == "" {
-		target.Model = bench.DiscoverModel(ctx, client)
-		client.Model = target.Model
-	}
-	if f.url != "" {
-		target.Backend, run.ColdStart = bench.Probe(ctx, client)
-	}
-	run.Target = target
-	run.Device = f.judge.device()
-	run.Config = runfile.Config{
-		Suite:         s.Name,
-		Seed:          f.seed,
-		Requests:      f.requests,
-		Concurrency:   work.Concurrency,
-		Arrival:       bench.ArrivalClosed,
-		Warmup:        f.warmup,
-		Cold:          cold,
-		MaxTokens:     f.maxTokens,
-		TimeoutMS:     f.timeout.Milliseconds(),
-		Scenario:      f.scenario,
-		Thresholds:    f.judge.thresholds,
-		Tokenizer:     tokenizerName(tokens),
-		Request:       reqOpts,
-		FrameHz:       60,
-		RenderBatchMS: 16,
-	}
-
-	if work.Arrival.Open() {
-		a := work.Arrival
-		run.Config.Arrival, run.Config.Rate, run.Config.Burstiness = a.Process, a.Rate, a.Burstiness
-		run.Config.DurationMS, run.Config.RampMS = a.Duration.Milliseconds(), a.Ramp.Milliseconds()
-		run.Config.Requests = len(schedule)
-	}
-
-	// The run directory and its journal exist before the first request:
-	// a run killed before it writes run.json leaves what it measured in
-	// the journal (tokenpulse report DIR rebuilds it).
-	dir, err := makeRunDir(f.out, run.StartedAt)
-	if err != nil {
-		return fmt.Errorf("run directory: %w", err)
-	}
-	jh, err := f.journalHeader(run, s, rules)
+	t, err := plan.openTarget(ctx, stderr)
 	if err != nil {
 		return err
 	}
-	journal, err := runfile.CreateJournal(filepath.Join(dir, runfile.JournalFile), jh)
-	if err != nil {
-		return fmt.Errorf("run directory: %w", err)
+	defer t.close()
+	if f.repeat > 1 {
+		return runRepeats(ctx, stop, cmd, plan, t)
 	}
-	defer journal.Close()
-
-	prog := newProgressLine(stderr, f.quiet)
-	// No collector pauses while tokens are stamped (stream.HoldGC).
-	restoreGC := stream.HoldGC()
-	res, runErr := bench.RunWorkload(ctx, bench.Config{
-		Client:    client,
-		MaxTokens: f.maxTokens,
-		Timeout:   f.timeout,
-		Progress:  prog.update,
-		Fatal:     refusedCredentials(f.apiKeyEnv),
-		Tokens:    tokens,
-		Journal:   journal,
-	}, f.workload(s, cold, cmd.Flags()))
-	restoreGC()
-	run.Requests, run.Scenario = res.Requests, res.Scenario
-	prog.finish()
-	run.FinishedAt = time.Now().UTC()
+	run, dir, runErr, err := plan.measureRun(ctx, stderr, t, plan.specFromFlags(t))
 	// From here on a first Ctrl-C has done its job (the run stopped); give
 	// the signals back so that a second one ends a slow upload or alert.
 	signalled := ctx.Err() != nil
 	stop()
 	ctx = context.WithoutCancel(ctx)
-	var unsampled []string
-	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
-	for _, c := range unsampled {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured (no request of it in this run; raise --requests): its thresholds were not judged", c))
-	}
-	if runErr != nil {
-		run.Interrupted = true
-	}
-	measure.Summarize(run)
-	run.Warnings = append(run.Warnings, runWarnings(run)...)
-	if err := f.judge.apply(run, rules); err != nil {
+	if err != nil {
 		return err
 	}
-
-	if err := journal.Close(); err != nil && journal.Err() == nil {
-		fmt.Fprintf(stderr, "tokenpulse: warning: closing the journal: %v\n", err)
-	}
-	if err := journal.Err(); err != nil {
-		fmt.Fprintf(stderr, "tokenpulse: warning: the journal stopped (%v); the run file holds every request\n", err)
-	}
 	runPath := filepath.Join(dir, runFileName)
-	if err := run.Write(runPath); err != nil {
-		return fmt.Errorf("writing the run file: %w; the finished requests are in %s (tokenpulse report %s rebuilds the run from it)", err, journal.Path(), dir)
-	}
-	fmt.Fprintf(stderr, "tokenpulse: run file written to %s\n", runPath)
-	// run.json, written atomically, now holds everything the journal did.
-	if err := os.Remove(journal.Path()); err != nil {
-		fmt.Fprintf(stderr, "tokenpulse: warning: removing the journal: %v\n", err)
-	}
 	outcome, err := f.outputs.emit(ctx, cmd.OutOrStdout(), stderr, run, dir)
 	if err != nil {
 		var ee *exitError
@@ -367,6 +220,8 @@ func (f *benchFlags) validate() error {
 		return errors.New("--max-tokens must be ≥ 0")
 	case f.timeout < 0:
 		return errors.New("--timeout must be ≥ 0")
+	case f.repeat < 1:
+		return fmt.Errorf("--repeat must be ≥ 1, not %d", f.repeat)
 	case f.scenario != "" && f.scenario != bench.ScenarioRapidFire:
 		return fmt.Errorf("--scenario must be rapid-fire or empty, not %q", f.scenario)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/baseline"
 	"github.com/tokenpulse/tokenpulse/compare"
 	"github.com/tokenpulse/tokenpulse/internal/store"
+	"github.com/tokenpulse/tokenpulse/repeats"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -52,6 +53,10 @@ max tokens, concurrency, arrival and scenario; --against ID picks a run by
 its history id. A base made with other settings is refused, naming each
 difference (exit 1); --against-any compares anyway and notes the
 differences. Package baseline holds this policy.
+
+When both sides are repeats (directories of 'bench --repeat K', or their
+repeats.json), each figure is compared on the K runs' own figures with
+Welch's t-test instead (one value per run).
 
 Each run may be a run file, a run directory, or a run's journal: a run
 killed before it wrote run.json is rebuilt from its journal (see
@@ -96,6 +101,8 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	switch {
 	case len(args) == 2 && f.against != "":
 		return usageErr(errors.New("give either BASE.json NEW.json or NEW.json --against, not both"))
+	case len(args) == 2 && repeats.IsSet(args[0]) && repeats.IsSet(args[1]):
+		return compareRepeats(cmd, f, opts, args)
 	case len(args) == 2:
 		if base, err = loadRun(args[0], cmd.ErrOrStderr()); err != nil {
 			return err
@@ -219,4 +226,38 @@ func compareMillis(s string) (float64, error) {
 		return 0, fmt.Errorf("want a duration such as 2ms, got %q", s)
 	}
 	return float64(d) / 1e6, nil
+}
+
+// compareRepeats compares two repeats sets (bench --repeat): Welch's
+// t-test on the runs' figures.
+func compareRepeats(cmd *cobra.Command, f *compareFlags, opts compare.Options, args []string) error {
+	if f.against != "" {
+		return usageErr(errors.New("repeats are compared as BASE_DIR NEW_DIR, without --against"))
+	}
+	base, err := repeats.Load(args[0])
+	if err != nil {
+		return err
+	}
+	cur, err := repeats.Load(args[1])
+	if err != nil {
+		return err
+	}
+	rep := compare.Repeats(base, cur, opts)
+	out := cmd.OutOrStdout()
+	if f.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out, "comparing the %d runs of %s with the %d runs of %s\n", len(base.Runs), args[0], len(cur.Runs), args[1])
+		if err := rep.WriteText(out); err != nil {
+			return err
+		}
+	}
+	if n := len(rep.Regressions()); n > 0 {
+		return withCode(exitRegression, fmt.Errorf("%d regression(s)", n))
+	}
+	return nil
 }

@@ -122,6 +122,7 @@ func (d *deliverFlags) deliver(ctx context.Context, stderr io.Writer, run *runfi
 		ch := notify.Channels{Webhook: d.alertWebhook, SMTP: d.smtp}
 		if d.smtp != nil {
 			ch.Attachments = notify.Timelines(run, report.Options{})
+			ch.Attachments = append(ch.Attachments, notify.FlameGraph(run, dir)...)
 		}
 		sent, err := notify.Send(ctx, run, reportURL, out.regressions, ch)
 		switch {

@@ -83,9 +83,11 @@ func (j *judgeFlags) device() runfile.Device {
 }
 
 // apply judges run: verdicts for the suite's, the flags' and the tier's
-// thresholds, and the experience rows it triggers.
+// thresholds, the goodput under them, and the experience rows it
+// triggers.
 func (j *judgeFlags) apply(run *runfile.Run, jd *judgement) error {
 	run.Verdicts = gate.Judge(run, jd.tierRules)
+	run.Summary.Goodput = gate.Goodput(run, jd.tierRules)
 	run.Experience = gate.Experience(run, jd.experience, j.tier)
 	return nil
 }

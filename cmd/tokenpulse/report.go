@@ -64,11 +64,15 @@ saves a screenshot of the HTML report (needs Chromium).`,
 		Example: `  tokenpulse report out/run.json
   tokenpulse report out/run.json --format html > report.html
   tokenpulse report out/run.json --format all --out out/ --png
-  tokenpulse report tokenpulse-runs/20260101-120000   # run.json, or the journal of a killed run`,
+  tokenpulse report tokenpulse-runs/20260101-120000   # run.json, or the journal of a killed run
+  tokenpulse report SWEEP_DIR                          # a sweep: its table, and sweep.html written again`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, ok := reportFormats[format]; !ok && format != "all" {
 				return usageErr(fmt.Errorf("unknown --format %q (want text, html, junit, md, svg or all)", format))
+			}
+			if isSweepDir(args[0]) {
+				return renderSweep(cmd, args[0])
 			}
 			run, err := loadRun(args[0], cmd.ErrOrStderr())
 			if err != nil {
@@ -98,6 +102,7 @@ saves a screenshot of the HTML report (needs Chromium).`,
 				out, format = runDirOf(args[0]), "all"
 			}
 			opts.Color = color
+			opts.RunDir = runDirOf(args[0])
 			if format == "all" && out == "" {
 				out = runDirOf(args[0])
 			}
@@ -274,6 +279,7 @@ func rebuildRun(j *runfile.Journal) (*runfile.Run, error) {
 		}
 	}
 	run.Verdicts = gate.Judge(run, tierRules)
+	run.Summary.Goodput = gate.Goodput(run, tierRules)
 	run.Experience = gate.Experience(run, experience, run.Device.Tier)
 	return run, nil
 }

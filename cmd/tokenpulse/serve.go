@@ -40,6 +40,7 @@ type serveFlags struct {
 	verbose                    bool
 	kvType                     kvTypeFlag
 	spinWait                   time.Duration
+	pprof                      bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -71,6 +72,9 @@ most --max-conns connections are kept open; beyond them /health is still
 answered and other requests get 503 at once.
 
 A non-loopback --addr needs an API key (--api-key-env) unless --insecure.
+--pprof serves Go's profiles on /debug/pprof/ (bench --profile takes the
+CPU profile of a run from there): on a loopback --addr, or behind the API
+key; --insecure does not lift that.
 SIGINT or SIGTERM shuts down gracefully: running streams get
 --shutdown-grace to finish, then they are aborted.`,
 		Example: `  tokenpulse serve
@@ -106,6 +110,7 @@ SIGINT or SIGTERM shuts down gracefully: running streams get
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long an idle keep-alive connection is kept open")
 	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("client connections kept open at once; beyond it /health is still answered, other requests get 503 (0 = %d, or less to fit the open-file limit; negative = no cap)", server.DefaultMaxConns))
 	fs.BoolVar(&f.verbose, "verbose", false, "log each request")
+	fs.BoolVar(&f.pprof, "pprof", false, "serve Go's profiles on /debug/pprof/ (for bench --profile): on a loopback --addr, or behind the API key")
 	return cmd
 }
 
@@ -201,6 +206,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		MaxBodyBytes: f.maxBody, DefaultMaxTokens: f.maxTokens, MaxTokensLimit: f.maxTokensLimit,
 		ShutdownGrace: f.grace, Logger: log,
 		HeaderTimeout: f.headerTimeout, BodyTimeout: f.bodyTimeout, IdleTimeout: f.idleTimeout, MaxConns: f.maxConns,
+		Pprof: f.pprof,
 	}
 	if f.queue == 0 {
 		opts.Queue = -1 // the flag's 0 means no queue
@@ -208,6 +214,9 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	// Refuse an exposed address before loading anything.
 	if !server.IsLoopback(f.addr) && apiKey == "" && !f.insecure {
 		return usageErr(fmt.Errorf("%w: %s", server.ErrExposed, f.addr))
+	}
+	if f.pprof && !server.IsLoopback(f.addr) && apiKey == "" {
+		return usageErr(fmt.Errorf("--pprof: %w: %s", server.ErrPprofExposed, f.addr))
 	}
 
 	sigs := make(chan os.Signal, 2)
@@ -241,6 +250,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		Server: opts,
 		Listening: func(url string) {
 			fmt.Fprintf(out, "tokenpulse serve: %s on %s, warming up (/health is 503 until ready)\n", what, url)
+			fmt.Fprintf(out, "tokenpulse serve: chat page at %s/\n", url)
 		},
 	})
 	if err != nil {

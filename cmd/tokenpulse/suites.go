@@ -109,6 +109,10 @@ func suitesShow(w io.Writer, s *suite.Suite) error {
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, p := range c.Prompts {
+			if p.Conversation() {
+				suitesTurns(tw, p, suitesExtras(p, s, c))
+				continue
+			}
 			fmt.Fprintf(tw, "  %s\t%s%s\n", p.ID, suitesOneLine(p.Text), suitesExtras(p, s, c))
 		}
 		if err := tw.Flush(); err != nil {
@@ -123,7 +127,11 @@ func suitesSample(w io.Writer, s *suite.Suite, n int, seed uint64) error {
 	fmt.Fprintf(w, "%s: sample of %d, seed %d\n", s.Name, n, seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, p := range s.Sample(n, seed) {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, p.Category, p.ID, suitesOneLine(p.Text))
+		text := suitesOneLine(p.Text)
+		if p.Conversation() {
+			text = fmt.Sprintf("(%d turns) %s", len(p.Turns), text)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i+1, p.Category, p.ID, text)
 	}
 	return tw.Flush()
 }
@@ -342,4 +350,23 @@ func suitesImportSummary(w io.Writer, rep *suite.ImportReport, s *suite.Suite) {
 		cats = append(cats, fmt.Sprintf("%s %d (%g%%)", c.Name, len(c.Prompts), c.Weight))
 	}
 	fmt.Fprintf(w, "  categories by %s: %s\n", rep.CategoryBy, strings.Join(cats, ", "))
+}
+
+// suitesTurns prints a conversation: one line per turn, numbered, with
+// its think time.
+func suitesTurns(w io.Writer, p suite.Prompt, extras string) {
+	for k, t := range p.Turns {
+		id, think := "", ""
+		if k == 0 {
+			id = p.ID
+		}
+		if t.Think > 0 {
+			think = fmt.Sprintf(" (after %s)", t.Think)
+		}
+		fmt.Fprintf(w, "  %s\tturn %d%s: %s", id, k+1, think, suitesOneLine(t.Text))
+		if k == 0 {
+			fmt.Fprint(w, extras)
+		}
+		fmt.Fprintln(w)
+	}
 }

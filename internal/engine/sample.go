@@ -28,6 +28,10 @@ type Params struct {
 	// Seed makes sampling repeatable: the same seed, prompt and parameters
 	// give the same tokens.
 	Seed uint64
+	// IgnoreEOS never samples an end-of-generation token (their logits
+	// are masked), so generation runs to MaxTokens or the context's end:
+	// llama.cpp's and vLLM's ignore_eos, for fixed-length load tests.
+	IgnoreEOS bool
 }
 
 // RepeatWindow is how many recent tokens the repetition penalty looks at.

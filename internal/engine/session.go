@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"time"
 
@@ -60,10 +61,11 @@ type Result struct {
 
 // Generate runs the prompt through the model and then samples tokens, one
 // at a time, passing each to emit as soon as it is known. Generation stops
-// at an end-of-generation token (not emitted), after p.MaxTokens tokens,
-// when the context is full, when ctx is done (checked before every token
-// and every prefill batch: StopReason "cancelled", with ctx's error) or
-// when emit returns an error (returned as is).
+// at an end-of-generation token (not emitted; never sampled with
+// p.IgnoreEOS), after p.MaxTokens tokens, when the context is full, when
+// ctx is done (checked before every token and every prefill batch:
+// StopReason "cancelled", with ctx's error) or when emit returns an error
+// (returned as is).
 //
 // The session's cache is reused from position 0 on every call.
 func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit func(Token) error) (res Result, err error) {
@@ -109,6 +111,14 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 		m.forward(s.st, prompt[pos:pos+n], pos)
 		pos += n
 	}
+	var eog []int32
+	if p.IgnoreEOS && m.tok != nil {
+		for id := range int32(m.vocabOut) {
+			if m.tok.IsEOG(id) {
+				eog = append(eog, id)
+			}
+		}
+	}
 	decStart := s.now()
 	res.Prefill = decStart.Sub(start)
 	for {
@@ -116,6 +126,9 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 			res.StopReason = "cancelled"
 			res.Decode = s.now().Sub(decStart)
 			return res, err
+		}
+		for _, id := range eog {
+			s.st.logits[id] = float32(math.Inf(-1))
 		}
 		// Rows past the tokenizer's vocabulary (padding) are never sampled.
 		tok := s.smp.sample(s.st.logits[:m.vocabOut], &p, s.recentTokens())

@@ -366,3 +366,33 @@ func TestDecodeStepAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreEOS finds a seeded sample that ends early at an
+// end-of-generation token (at a temperature high enough that stories260K,
+// which rarely ends a story with </s>, samples it), then checks that the same request with
+// IgnoreEOS runs to MaxTokens without ever emitting one. (The tokens
+// before that point may differ: the masked distribution draws otherwise.)
+func TestIgnoreEOS(t *testing.T) {
+	m := bundledModel(t, Options{})
+	s := m.NewSession()
+	const maxTokens = 200
+	for seed := uint64(1); seed <= 40; seed++ {
+		p := Params{MaxTokens: maxTokens, Temperature: 30, Seed: seed}
+		_, res := generate(t, s, onceUpon, p)
+		if res.StopReason != "stop" {
+			continue
+		}
+		p.IgnoreEOS = true
+		got, res := generate(t, s, onceUpon, p)
+		if res.StopReason != "length" || len(got) != maxTokens {
+			t.Fatalf("seed %d with IgnoreEOS: %d tokens, stop %q; want %d, length", seed, len(got), res.StopReason, maxTokens)
+		}
+		for i, id := range got {
+			if m.Tokenizer().IsEOG(id) {
+				t.Fatalf("seed %d with IgnoreEOS: token %d is end-of-generation %d", seed, i, id)
+			}
+		}
+		return
+	}
+	t.Fatal("no seed in 1..40 ended at an end-of-generation token before 200 tokens; the test needs one")
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/bench"
+	"github.com/tokenpulse/tokenpulse/internal/profiling"
 	"github.com/tokenpulse/tokenpulse/internal/server"
 	"github.com/tokenpulse/tokenpulse/internal/server/embedded"
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -29,7 +30,17 @@ type Target struct {
 // free loopback port, waits for its warm-up and reads the warm-up
 // breakdown from /health, as any client of a freshly started server
 // would. Close it when done.
-func StartTarget(ctx context.Context, m Model) (*Target, error) {
+//
+// The server's goroutines (its connections and the engine's workers)
+// carry the profiling label of the server (see package profiling), so
+// that a CPU profile of this process, which also runs the measuring
+// client, can keep the server's samples apart.
+func StartTarget(ctx context.Context, m Model) (t *Target, err error) {
+	profiling.Server(ctx, func(ctx context.Context) { t, err = startTarget(ctx, m) })
+	return t, err
+}
+
+func startTarget(ctx context.Context, m Model) (*Target, error) {
 	t0 := time.Now()
 	if m.Threads <= 0 {
 		m.Threads = MeasuringThreads()

@@ -16,3 +16,17 @@ func Timelines(run *runfile.Run, o report.Options) []Attachment {
 	}
 	return out
 }
+
+// FlameGraphAnchor is the id of the HTML report's flame graph section.
+const FlameGraphAnchor = "flame-graph"
+
+// FlameGraph returns the flame graph of the run's CPU profile (read from
+// runDir, see report.FlameGraph) as an SVG attachment "flame.svg", and
+// nil when the run has none.
+func FlameGraph(run *runfile.Run, runDir string) []Attachment {
+	fd, ok := report.FlameGraph(run, report.Options{RunDir: runDir})
+	if !ok || fd.Chart.SVG == nil {
+		return nil
+	}
+	return []Attachment{{Name: fd.Chart.Name + ".svg", ContentType: "image/svg+xml", Data: fd.Chart.SVG}}
+}

@@ -68,6 +68,13 @@ type Alert struct {
 	Regressions []string `json:"regressions"`
 	// ReportURL is the link to the HTML report ("" when not published).
 	ReportURL string `json:"report_url,omitempty"`
+	// Profile is the run's CPU profile, its file name in the run
+	// directory ("cpu.pprof"); "" when none was taken.
+	Profile string `json:"profile,omitempty"`
+	// FlameGraphURL links the flame graph in the published report (the
+	// report's "Where the time goes"); "" when not published or no
+	// profile was taken.
+	FlameGraphURL string `json:"flame_graph_url,omitempty"`
 }
 
 // Crossed is one crossed threshold, its measured value beside its limit.
@@ -151,6 +158,12 @@ func Build(run *runfile.Run, reportURL string, regressions []string) Message {
 		StartedAt:   run.StartedAt,
 		Regressions: append([]string(nil), regressions...),
 		ReportURL:   reportURL,
+	}
+	if run.Profile != nil && run.Profile.File != "" {
+		a.Profile = run.Profile.File
+		if reportURL != "" {
+			a.FlameGraphURL = reportURL + "#" + FlameGraphAnchor
+		}
 	}
 	seen := map[string]bool{}
 	for _, v := range run.Verdicts {
@@ -300,6 +313,12 @@ func (a Alert) PlainText() string {
 	if a.ReportURL != "" {
 		fmt.Fprintf(&b, "Report: %s\n", a.ReportURL)
 	}
+	if a.FlameGraphURL != "" {
+		fmt.Fprintf(&b, "Flame graph: %s\n", a.FlameGraphURL)
+	}
+	if a.Profile != "" {
+		fmt.Fprintf(&b, "Profile: %s in the run directory (go tool pprof -http=: %s)\n", a.Profile, a.Profile)
+	}
 	if len(a.Crossed) > 0 {
 		b.WriteString("\nThresholds crossed:\n")
 		for _, c := range a.Crossed {
@@ -368,6 +387,9 @@ func slackText(a Alert) string {
 	if a.ReportURL != "" {
 		b.WriteString("\nReport: <" + a.ReportURL + "|report.html>")
 	}
+	if a.FlameGraphURL != "" {
+		b.WriteString("\nWhere the time goes: <" + a.FlameGraphURL + "|flame graph>")
+	}
 	return clip(b.String(), 3000)
 }
 
@@ -401,6 +423,12 @@ func blocks(a Alert) []Block {
 	section("Not judged (no data)", listed(a.NotJudged, NotJudged.Line))
 	if a.ReportURL != "" {
 		out = append(out, Block{Type: "section", Text: &TextObject{Type: "mrkdwn", Text: "<" + a.ReportURL + "|Open the report>"}})
+	}
+	switch {
+	case a.FlameGraphURL != "":
+		out = append(out, Block{Type: "section", Text: &TextObject{Type: "mrkdwn", Text: "<" + a.FlameGraphURL + "|Where the time goes: the flame graph> of " + esc(a.Profile)}})
+	case a.Profile != "":
+		out = append(out, Block{Type: "context", Elements: []TextObject{mk("CPU profile: " + esc(a.Profile) + " in the run directory")}})
 	}
 	return out
 }

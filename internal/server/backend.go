@@ -83,6 +83,9 @@ type GenRequest struct {
 	MinP        float64
 	Seed        int64
 	Stop        []string
+	// IgnoreEOS (the llama.cpp and vLLM extension ignore_eos) asks for
+	// generation past the end of sequence, up to MaxTokens.
+	IgnoreEOS bool
 	// Received is when the server received the request.
 	Received time.Time
 	// Started is when the request left the queue and began to run.

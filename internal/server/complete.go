@@ -331,6 +331,7 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*pars
 			maxTokens = req.MaxCompletionTokens
 		}
 		temp, topP, topK, minP, seed = req.Temperature, req.TopP, req.TopK, req.MinP, req.Seed
+		g.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
 	} else {
 		var req api.CompletionRequest
 		if err := json.Unmarshal(body, &req); err != nil {
@@ -340,6 +341,7 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*pars
 		p.stream, opts = req.Stream, req.StreamOptions
 		maxTokens = req.MaxTokens
 		temp, topP, topK, minP, seed = req.Temperature, req.TopP, req.TopK, req.MinP, req.Seed
+		g.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
 	}
 	p.includeUsage = opts != nil && opts.IncludeUsage
 

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/internal/chatpage"
 )
 
 // routes builds the handler of every route.
@@ -26,7 +27,13 @@ func (s *Server) routes(reg *prometheus.Registry) http.Handler {
 	mux.Handle("/v1/abort", s.only(http.MethodPost, s.authed(s.handleAbort)))
 	mux.Handle("/health", s.only(http.MethodGet, http.HandlerFunc(s.handleHealth)))
 	mux.Handle("/metrics", s.only(http.MethodGet, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	s.mountPprof(mux)
+	page := chatpage.Handler()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if chatpage.Serves(r.URL.Path) && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			page.ServeHTTP(w, r)
+			return
+		}
 		writeError(w, http.StatusNotFound, "invalid_request_error", "", "not_found", "no route for "+r.URL.Path)
 	})
 	return s.track(s.guard(mux))

@@ -95,6 +95,10 @@ type Options struct {
 	// get 503 there); further connections get 503 at once and are
 	// closed.
 	MaxConns int
+	// Pprof serves Go's profiles (net/http/pprof) on /debug/pprof/:
+	// behind the API key when one is set, and refused on a non-loopback
+	// address without one (see ErrPprofExposed).
+	Pprof bool
 	// Logger receives the server's logs (nil = discard).
 	Logger *slog.Logger
 	// Registry receives the server's metrics (nil = a registry of the
@@ -183,6 +187,9 @@ func New(b Backend, o Options) (*Server, error) {
 	}
 	if o.Addr != "" {
 		if err := s.checkExposure(o.Addr); err != nil {
+			return nil, err
+		}
+		if err := s.checkPprof(o.Addr); err != nil {
 			return nil, err
 		}
 	}
@@ -277,6 +284,10 @@ func (s *Server) WarmUp(ctx context.Context) error {
 // refuses a non-loopback listener without an API key unless Insecure.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.checkExposure(ln.Addr().String()); err != nil {
+		ln.Close()
+		return err
+	}
+	if err := s.checkPprof(ln.Addr().String()); err != nil {
 		ln.Close()
 		return err
 	}

@@ -152,6 +152,8 @@ func dequantAct(t Type, dst []float32, src []byte) {
 }
 
 // Accel names the instruction set the integer dot products (DotQ) run on
-// this machine: "avx2" on amd64 CPUs with AVX2 and FMA, "go" (pure Go)
-// elsewhere and with -tags purego.
+// this machine: "avx2" on amd64 CPUs with AVX2 and FMA, "neon+sdot" on
+// arm64 CPUs with the dot-product extension and "neon" on other arm64
+// CPUs (for Q8_0, Q4_0, Q4_K and Q6_K; the other types in pure Go
+// there), "go" (pure Go) elsewhere and with -tags purego.
 func Accel() string { return simdName }

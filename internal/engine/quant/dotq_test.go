@@ -254,8 +254,8 @@ func TestDotQAllocatesNothing(t *testing.T) {
 
 // TestAccel checks the reported instruction set is one the package has.
 func TestAccel(t *testing.T) {
-	if got := Accel(); got != "avx2" && got != "go" {
-		t.Errorf("Accel() = %q, want avx2 or go", got)
+	if got := Accel(); got != "avx2" && got != "neon" && got != "neon+sdot" && got != "go" {
+		t.Errorf("Accel() = %q, want avx2, neon, neon+sdot or go", got)
 	}
 }
 

@@ -3,8 +3,8 @@
 // product against float32 activations, an encoder, and for the quantised
 // types the fast path llama.cpp takes: activations quantised once to an
 // 8-bit type (ActType) and integer dot products (DotQ), in AVX2 assembly
-// on amd64 CPUs that have it (see [Accel]) and in pure Go elsewhere or
-// with -tags purego.
+// on amd64 CPUs that have it, in NEON assembly on arm64 for Q8_0, Q4_0, Q4_K
+// and Q6_K (see [Accel]), and in pure Go elsewhere or with -tags purego.
 //
 // The block layouts are bit-compatible with llama.cpp's ggml-common.h: a
 // row of n elements of type T occupies n/BlockSize(T) blocks of

@@ -247,6 +247,7 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 	p := engine.Params{
 		MaxTokens: maxTokens, Temperature: float32(req.Temperature), TopP: float32(req.TopP),
 		TopK: req.TopK, MinP: float32(req.MinP), RepeatPenalty: b.repeat, Seed: uint64(req.Seed),
+		IgnoreEOS: req.IgnoreEOS,
 	}
 	var text strings.Builder
 	stopped := false

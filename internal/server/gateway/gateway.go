@@ -204,6 +204,9 @@ func body(req *server.GenRequest) ([]byte, error) {
 	if len(req.Stop) > 0 {
 		m["stop"] = req.Stop
 	}
+	if req.IgnoreEOS {
+		m["ignore_eos"] = true
+	}
 	return json.Marshal(m)
 }
 

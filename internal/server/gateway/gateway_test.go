@@ -399,3 +399,22 @@ func waitFor(cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestBodyCarriesIgnoreEOS checks that ignore_eos reaches the upstream
+// when the client asked for it, and only then.
+func TestBodyCarriesIgnoreEOS(t *testing.T) {
+	for _, want := range []bool{false, true} {
+		b, err := body(&server.GenRequest{Chat: true, Messages: []api.Message{{Role: "user", Content: "hi"}}, MaxTokens: 8, IgnoreEOS: want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		got, present := m["ignore_eos"]
+		if present != want || (want && got != true) {
+			t.Errorf("IgnoreEOS %v: body %s", want, b)
+		}
+	}
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/bench"
+	"github.com/tokenpulse/tokenpulse/internal/launch"
+	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stream"
+	"github.com/tokenpulse/tokenpulse/suite"
+	"github.com/tokenpulse/tokenpulse/tokencount"
+)
+
+// benchPlan is what bench's flags resolve to before anything is
+// measured: the suite, the rules, the request's shape. One plan measures
+// one run (bench) or many (sweep, --repeat), each with its own load.
+type benchPlan struct {
+	f       *benchFlags
+	fs      *pflag.FlagSet
+	suite   *suite.Suite
+	rules   *judgement
+	reqOpts *api.RequestOptions
+	header  http.Header
+	tokens  *tokencount.Counter
+}
+
+// planBench checks every flag of f and resolves them; every error is one
+// of use (exit 2). Close the plan when done.
+func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
+	if err := f.validate(); err != nil {
+		return nil, usageErr(err)
+	}
+	if err := f.validateArrival(fs); err != nil {
+		return nil, usageErr(err)
+	}
+	if err := f.browser.validate(fs, f); err != nil {
+		return nil, usageErr(err)
+	}
+	reqOpts, err := f.requestOptions(fs)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if f.errorBudget != "none" {
+		f.judge.thresholds = append(f.judge.thresholds, "[overall] errors.rate <= "+f.errorBudget)
+	}
+	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	work := f.workload(s, false, fs)
+	if err := work.Validate(); err != nil {
+		return nil, usageErr(err)
+	}
+	if _, err := work.Schedule(); err != nil {
+		return nil, usageErr(err)
+	}
+	rules, err := f.judge.rules(s)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if err := f.outputs.check(); err != nil {
+		return nil, usageErr(err)
+	}
+	header, err := parseHeaders(f.headers)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	p := &benchPlan{f: f, fs: fs, suite: s, rules: rules, reqOpts: reqOpts, header: header}
+	if f.tokenizer != "" {
+		if p.tokens, err = tokencount.Open(f.tokenizer); err != nil {
+			return nil, usageErr(fmt.Errorf("--tokenizer: %w", err))
+		}
+	}
+	return p, nil
+}
+
+// close releases what the plan opened (the tokenizer).
+func (p *benchPlan) close() {
+	if p.tokens != nil {
+		p.tokens.Close()
+	}
+}
+
+// benchTarget is the endpoint a plan measures: a remote one, or the
+// embedded server started once for every run of the plan.
+type benchTarget struct {
+	target    runfile.Target
+	coldStart *runfile.ColdStart
+	client    *stream.Client
+	emb       *launch.Target
+}
+
+// embedded reports whether the target is the embedded server.
+func (t *benchTarget) embedded() bool { return t.emb != nil }
+
+// close stops the embedded server, if one was started.
+func (t *benchTarget) close() {
+	if t.emb != nil {
+		t.emb.Close()
+	}
+}
+
+// openTarget starts the embedded server when no --url was given, and
+// makes the client every run of the plan uses.
+func (p *benchPlan) openTarget(ctx context.Context, stderr io.Writer) (*benchTarget, error) {
+	f := p.f
+	t := &benchTarget{target: runfile.Target{URL: f.url, API: f.api, Model: f.model}}
+	if f.url == "" {
+		if !f.quiet {
+			fmt.Fprintln(stderr, "tokenpulse: starting the embedded server ...")
+		}
+		emb, err := launch.StartTarget(ctx, f.embedded.engineModel())
+		if err != nil {
+			return nil, err
+		}
+		t.emb = emb
+		t.target = emb.Target
+		t.target.API = f.api
+		t.coldStart = emb.ColdStart
+		if !f.quiet {
+			fmt.Fprintf(stderr, "tokenpulse: %s ready at %s in %.0f ms\n", emb.Target.Model, emb.Target.URL, emb.ColdStart.ProcessStartMS)
+		}
+	}
+	t.client = &stream.Client{
+		BaseURL: t.target.URL,
+		API:     f.api,
+		Model:   t.target.Model,
+		APIKey:  os.Getenv(f.apiKeyEnv),
+		Header:  p.header,
+	}
+	if p.reqOpts != nil {
+		t.client.Options = *p.reqOpts
+	}
+	if t.client.Model == "" {
+		t.target.Model = bench.DiscoverModel(ctx, t.client)
+		t.client.Model = t.target.Model
+	}
+	if f.url != "" {
+		t.target.Backend, t.coldStart = bench.Probe(ctx, t.client)
+	}
+	return t, nil
+}
+
+// defaultCold says whether the plan's first run measures a cold request:
+// --cold when given, else true for the embedded server.
+func (p *benchPlan) defaultCold(t *benchTarget) bool {
+	if t.embedded() && !p.fs.Changed("cold") {
+		return true
+	}
+	return p.f.cold
+}
+
+// runSpec is what may differ between the runs of one plan: the load and
+// where the run goes.
+type runSpec struct {
+	// rate > 0 runs an open loop at that many requests/s (the flags'
+	// arrival, duration and ramp); 0 a closed loop.
+	rate float64
+	// concurrency is the closed loop's requests in flight, or the open
+	// loop's ceiling.
+	concurrency int
+	// out is the run directory ("" = tokenpulse-runs/TIMESTAMP).
+	out string
+	// cold measures the first request as the target's cold one.
+	cold bool
+	// coldStart records the target's cold-start breakdown (its warm-up
+	// as /health reports it) in the run: every run of bench, the first
+	// of a sweep or of repeats (the target started once for all).
+	coldStart bool
+	// quiet shows no progress line.
+	quiet bool
+}
+
+// specFromFlags is the one run that bench's flags describe.
+func (p *benchPlan) specFromFlags(t *benchTarget) runSpec {
+	return runSpec{rate: p.f.rate, concurrency: p.f.concurrency, out: p.f.out, cold: p.defaultCold(t), coldStart: true, quiet: p.f.quiet}
+}
+
+// flagsFor returns the plan's flags with spec's load.
+func (p *benchPlan) flagsFor(spec runSpec) *benchFlags {
+	g := *p.f
+	g.rate, g.concurrency = spec.rate, spec.concurrency
+	return &g
+}
+
+// measureRun carries out one run of the plan against t: it creates the
+// run directory and its journal, sends the workload, summarises and
+// judges the run and writes run.json. It returns the run, its directory
+// and, apart, the error that stopped the workload early (the run is then
+// marked interrupted and still written). The error is one of writing.
+func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTarget, spec runSpec) (*runfile.Run, string, error, error) {
+	f := p.flagsFor(spec)
+	s := p.suite
+	work := f.workload(s, spec.cold, p.fs)
+	schedule, err := work.Schedule()
+	if err != nil {
+		return nil, "", nil, usageErr(err)
+	}
+	run := &runfile.Run{
+		SchemaVersion: runfile.SchemaVersion,
+		Tool:          toolInfo(),
+		StartedAt:     time.Now().UTC(),
+		CommandLine:   append([]string{"tokenpulse"}, os.Args[1:]...),
+	}
+	if spec.coldStart {
+		run.ColdStart = t.coldStart
+	}
+	run.Target = t.target
+	run.Device = f.judge.device()
+	run.Config = runfile.Config{
+		Suite:         s.Name,
+		Seed:          f.seed,
+		Requests:      f.requests,
+		Concurrency:   work.Concurrency,
+		Arrival:       bench.ArrivalClosed,
+		Warmup:        f.warmup,
+		Cold:          spec.cold,
+		MaxTokens:     f.maxTokens,
+		TimeoutMS:     f.timeout.Milliseconds(),
+		Scenario:      f.scenario,
+		Thresholds:    f.judge.thresholds,
+		Tokenizer:     tokenizerName(p.tokens),
+		Request:       p.reqOpts,
+		FrameHz:       60,
+		RenderBatchMS: 16,
+	}
+	if work.Arrival.Open() {
+		a := work.Arrival
+		run.Config.Arrival, run.Config.Rate, run.Config.Burstiness = a.Process, a.Rate, a.Burstiness
+		run.Config.DurationMS, run.Config.RampMS = a.Duration.Milliseconds(), a.Ramp.Milliseconds()
+		run.Config.Requests = len(schedule)
+	}
+
+	// The run directory and its journal exist before the first request:
+	// a run killed before it writes run.json leaves what it measured in
+	// the journal (tokenpulse report DIR rebuilds it).
+	dir, err := makeRunDir(spec.out, run.StartedAt)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("run directory: %w", err)
+	}
+	jh, err := f.journalHeader(run, s, p.rules)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	journal, err := runfile.CreateJournal(filepath.Join(dir, runfile.JournalFile), jh)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("run directory: %w", err)
+	}
+	defer journal.Close()
+
+	prof := f.profile.start(ctx, stderr, p.fs, dir, f.url, t.client)
+	prog := newProgressLine(stderr, spec.quiet)
+	// No collector pauses while tokens are stamped (stream.HoldGC).
+	restoreGC := stream.HoldGC()
+	res, runErr := f.browser.workload(run, stderr, bench.RunWorkload)(ctx, bench.Config{
+		Client:    t.client,
+		MaxTokens: f.maxTokens,
+		Timeout:   f.timeout,
+		Progress:  prog.update,
+		Fatal:     refusedCredentials(f.apiKeyEnv),
+		Tokens:    p.tokens,
+		Journal:   journal,
+	}, work)
+	restoreGC()
+	run.Profile = stopProfile(prof, stderr, dir)
+	run.Requests, run.Scenario = res.Requests, res.Scenario
+	prog.finish()
+	run.FinishedAt = time.Now().UTC()
+	var unsampled []string
+	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
+	for _, c := range unsampled {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured (no request of it in this run; raise --requests): its thresholds were not judged", c))
+	}
+	if runErr != nil {
+		run.Interrupted = true
+	}
+	measure.Summarize(run)
+	run.Warnings = append(run.Warnings, runWarnings(run)...)
+	if err := f.judge.apply(run, p.rules); err != nil {
+		return nil, "", nil, err
+	}
+
+	if err := journal.Close(); err != nil && journal.Err() == nil {
+		fmt.Fprintf(stderr, "tokenpulse: warning: closing the journal: %v\n", err)
+	}
+	if err := journal.Err(); err != nil {
+		fmt.Fprintf(stderr, "tokenpulse: warning: the journal stopped (%v); the run file holds every request\n", err)
+	}
+	runPath := filepath.Join(dir, runFileName)
+	if err := run.Write(runPath); err != nil {
+		return nil, "", nil, fmt.Errorf("writing the run file: %w; the finished requests are in %s (tokenpulse report %s rebuilds the run from it)", err, journal.Path(), dir)
+	}
+	fmt.Fprintf(stderr, "tokenpulse: run file written to %s\n", runPath)
+	// run.json, written atomically, now holds everything the journal did.
+	if err := os.Remove(journal.Path()); err != nil {
+		fmt.Fprintf(stderr, "tokenpulse: warning: removing the journal: %v\n", err)
+	}
+	return run, dir, runErr, nil
+}

@@ -1,0 +1,397 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/sweep"
+)
+
+func init() { commands = append(commands, newSweepCmd) }
+
+// sweepFlags are sweep's own flags; bench's flags describe each step.
+type sweepFlags struct {
+	rates         string
+	concurrencies string
+	findMax       bool
+	startRate     float64
+	resolution    string
+	maxSteps      int
+	kneeFactor    float64
+	kneeFloor     time.Duration
+}
+
+func newSweepCmd() *cobra.Command {
+	var bf benchFlags
+	var sf sweepFlags
+	bc := newBenchCmdWith(&bf) // bench's flags, bound to bf, describe each step
+	cmd := &cobra.Command{
+		Use:   "sweep --rates R1,R2,... | --concurrencies C1,C2,... | --find-max",
+		Short: "Measure a server at a series of loads: TTFT, gaps and goodput against load, the knee, the capacity",
+		Long: `Run bench's workload at a series of loads, one run directory per step,
+and summarise them in sweep.json and sweep.html (TTFT p95, gap p95, the
+longest stall and goodput against load, the knee marked).
+
+--rates runs an open loop at each rate (requests/s; --arrival, --duration,
+--ramp and -n shape each step; -c is the ceiling). --concurrencies runs a
+closed loop at each concurrency. --find-max searches for the highest rate
+at which every threshold still holds (the suite's, --threshold, --tier and
+the error budget): it doubles from --start-rate until a step fails, then
+bisects until the highest passing and lowest failing rates are within
+--resolution of each other, in at most --max-steps steps. That rate is
+the server's capacity under the experience the thresholds describe.
+
+The knee is the first load whose TTFT p95 exceeds both --knee-factor times
+the lowest load's and the lowest load's plus --knee-floor: where requests
+start to queue.
+
+Without --url the embedded server is started once for every step; its
+cold request is measured in the first step only. Steps are not recorded in
+the history; 'tokenpulse report DIR/STEP' renders any step.
+
+Exit status: 0 when the sweep finished (with --find-max: when some rate
+passed), 99 when --find-max found no rate that passed, 2 for errors of use,
+1 when the target could not be measured, 130 when interrupted (the steps
+measured are in sweep.json).`,
+		Example: `  tokenpulse sweep --find-max                       # the embedded server's capacity under the default suite
+  tokenpulse sweep --url http://127.0.0.1:8080 --rates 1,2,4,8 --duration 30s
+  tokenpulse sweep --url http://127.0.0.1:8080 --concurrencies 1,2,4,8,16 -n 60`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSweep(cmd, &bf, &sf)
+		},
+	}
+	fl := cmd.Flags()
+	fl.AddFlagSet(bc.Flags())
+	// bench's flags that a sweep refuses or ignores stay out of its help.
+	for _, n := range []string{"rate", "repeat", "model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp", "color", "history", "no-history"} {
+		if fl.Lookup(n) != nil {
+			_ = fl.MarkHidden(n)
+		}
+	}
+	fl.StringVar(&sf.rates, "rates", "", "comma-separated request rates (per second): one open-loop step each")
+	fl.StringVar(&sf.concurrencies, "concurrencies", "", "comma-separated concurrencies: one closed-loop step each")
+	fl.BoolVar(&sf.findMax, "find-max", false, "search for the highest rate at which every threshold holds (the capacity)")
+	fl.Float64Var(&sf.startRate, "start-rate", 1, "with --find-max, the first rate (requests/s)")
+	fl.StringVar(&sf.resolution, "resolution", "10%", "with --find-max, stop when the highest passing and lowest failing rates are this close (relative to the passing one)")
+	fl.IntVar(&sf.maxSteps, "max-steps", 10, "with --find-max, the most steps to run")
+	fl.Float64Var(&sf.kneeFactor, "knee-factor", sweep.DefaultKneeRule().Factor, "the knee: TTFT p95 above this many times the lowest load's ...")
+	fl.DurationVar(&sf.kneeFloor, "knee-floor", time.Duration(sweep.DefaultKneeRule().FloorMS*float64(time.Millisecond)), "... and above the lowest load's plus this")
+	return cmd
+}
+
+// parseLoads reads a comma-separated list of positive numbers.
+func parseLoads(flag, s string, integer bool) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) || (integer && v != math.Trunc(v)) {
+			kind := "a number > 0"
+			if integer {
+				kind = "a whole number ≥ 1"
+			}
+			return nil, fmt.Errorf("--%s: %q is not %s", flag, part, kind)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--%s: no value", flag)
+	}
+	return out, nil
+}
+
+// sweepPlan is what sweep's flags ask for: a list of loads or a search.
+type sweepPlan struct {
+	kind   sweep.Kind
+	loads  []float64
+	search *sweep.Search
+	knee   sweep.KneeRule
+}
+
+func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
+	fs := cmd.Flags()
+	given := 0
+	for _, n := range []string{"rates", "concurrencies", "find-max"} {
+		if fs.Changed(n) {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, errors.New("give one of --rates, --concurrencies or --find-max")
+	}
+	if fs.Changed("rate") {
+		return nil, errors.New("sweep takes its rates from --rates or --find-max, not --rate")
+	}
+	for _, n := range []string{"model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
+		if fs.Changed(n) {
+			return nil, fmt.Errorf("--%s is bench's: a sweep writes each step's run.json and its own sweep.json and sweep.html ('tokenpulse report DIR/STEP' renders a step)", n)
+		}
+	}
+	if fs.Changed("repeat") {
+		return nil, errors.New("--repeat repeats one configuration (bench); a sweep runs each step once")
+	}
+	for _, n := range []string{"start-rate", "resolution", "max-steps"} {
+		if fs.Changed(n) && !sf.findMax {
+			return nil, fmt.Errorf("--%s goes with --find-max", n)
+		}
+	}
+	if !(sf.kneeFactor >= 1) || sf.kneeFloor < 0 {
+		return nil, errors.New("--knee-factor must be ≥ 1 and --knee-floor ≥ 0")
+	}
+	p := &sweepPlan{kind: sweep.KindRate, knee: sweep.KneeRule{Factor: sf.kneeFactor, FloorMS: float64(sf.kneeFloor) / 1e6}}
+	var err error
+	switch {
+	case sf.rates != "":
+		p.loads, err = parseLoads("rates", sf.rates, false)
+	case sf.concurrencies != "":
+		p.kind = sweep.KindConcurrency
+		p.loads, err = parseLoads("concurrencies", sf.concurrencies, true)
+		for _, n := range []string{"arrival", "burstiness", "duration", "ramp"} {
+			if fs.Changed(n) {
+				return nil, fmt.Errorf("--%s shapes an open loop; --concurrencies runs closed loops", n)
+			}
+		}
+	case sf.findMax:
+		res, rerr := compareFraction(sf.resolution)
+		if rerr != nil {
+			return nil, fmt.Errorf("--resolution: %w", rerr)
+		}
+		p.search = &sweep.Search{Start: sf.startRate, Resolution: res, MaxSteps: sf.maxSteps, MinRate: sf.startRate / 16}
+		err = p.search.Validate()
+	}
+	return p, err
+}
+
+// first is the load of the first step (for validating bench's flags).
+func (p *sweepPlan) first() float64 {
+	if p.search != nil {
+		return p.search.Start
+	}
+	return p.loads[0]
+}
+
+func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
+	sp, err := sf.plan(cmd)
+	if err != nil {
+		return usageErr(err)
+	}
+	// Bench's flags are checked as the first step would run.
+	if sp.kind == sweep.KindRate {
+		bf.rate = sp.first()
+	} else {
+		bf.concurrency = int(sp.first())
+	}
+	plan, err := planBench(cmd.Flags(), bf)
+	if err != nil {
+		return err
+	}
+	defer plan.close()
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	started := time.Now().UTC()
+	dir, err := makeRunDir(bf.out, started)
+	if err != nil {
+		return fmt.Errorf("sweep directory: %w", err)
+	}
+	t, err := plan.openTarget(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+
+	sw := &sweep.Sweep{
+		SchemaVersion: sweep.SchemaVersion, StartedAt: started, Kind: sp.kind, Target: t.target,
+		Suite: plan.suite.Name, Tier: bf.judge.tier, Thresholds: sweepThresholds(plan),
+	}
+	cold := plan.defaultCold(t)
+	sw.ColdStart = t.coldStart
+	write := func() error {
+		sw.Knee = sweep.FindKnee(sw.Steps, sp.knee)
+		if sp.search != nil {
+			r := sp.search.Result()
+			sw.Search = &r
+		}
+		sw.FinishedAt = time.Now().UTC()
+		if err := sw.Write(filepath.Join(dir, sweep.FileName)); err != nil {
+			return fmt.Errorf("writing the sweep file: %w", err)
+		}
+		f, err := os.Create(filepath.Join(dir, "sweep.html"))
+		if err != nil {
+			return err
+		}
+		if err := sw.WriteHTML(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+
+	n := len(sp.loads)
+	next := func(i int) (float64, bool) {
+		if sp.search != nil {
+			return sp.search.Next()
+		}
+		if i < n {
+			return sp.loads[i], true
+		}
+		return 0, false
+	}
+	allFailed := true
+	var runErr error
+	for i := 0; ; i++ {
+		load, ok := next(i)
+		if !ok {
+			break
+		}
+		spec := runSpec{concurrency: bf.concurrency, cold: cold && i == 0, coldStart: i == 0, quiet: bf.quiet}
+		name := fmt.Sprintf("%02d-%s-%g", i+1, sp.kind, load)
+		if sp.kind == sweep.KindRate {
+			spec.rate = load
+		} else {
+			spec.concurrency = int(load)
+		}
+		spec.out = filepath.Join(dir, name)
+		of := ""
+		if n > 0 {
+			of = fmt.Sprintf("/%d", n)
+		}
+		if !bf.quiet {
+			fmt.Fprintf(stderr, "tokenpulse: step %d%s: %s %g %s\n", i+1, of, sp.kind, load, (&sweep.Sweep{Kind: sp.kind}).Unit())
+		}
+		run, _, stepErr, err := plan.measureRun(ctx, stderr, t, spec)
+		if err != nil {
+			return err
+		}
+		st := sweep.StepOf(load, name, run)
+		sw.Add(st)
+		if sp.search != nil {
+			sp.search.Record(load, st.Passed)
+		}
+		// The sweep file is written after every step, so a sweep killed
+		// half-way keeps the steps it measured.
+		if err := write(); err != nil {
+			return err
+		}
+		if !measure.Count(run).AllFailed() {
+			allFailed = false
+		}
+		if !bf.quiet {
+			verdict := "thresholds held"
+			if !st.Passed {
+				verdict = "crossed: " + strings.Join(st.Crossed, "; ")
+			}
+			fmt.Fprintf(stderr, "tokenpulse:   %.2f requests/s achieved, TTFT p95 %.1f ms, gap p95 %.1f ms, longest stall %.1f ms, goodput %.0f%%, %d/%d errors; %s\n",
+				st.AchievedPerS, st.TTFTP95Ms, st.GapP95Ms, st.LongestStallMs, 100*st.GoodputShare, st.Errors, st.Requests, verdict)
+		}
+		if stepErr != nil {
+			runErr = stepErr
+			sw.Interrupted = true
+			break
+		}
+	}
+	var behind, waited []string
+	for _, st := range sw.ByLoad() {
+		if sp.kind == sweep.KindRate && st.LagP99Ms > float64(lagLimit(st.Load))/1e6 {
+			behind = append(behind, fmt.Sprintf("%g (lag p99 %.1f ms)", st.Load, st.LagP99Ms))
+		}
+		if st.SlotWaits > 0 {
+			waited = append(waited, fmt.Sprintf("%g (%d requests)", st.Load, st.SlotWaits))
+		}
+	}
+	if len(behind) > 0 {
+		sw.Warnings = append(sw.Warnings, "the client fell behind its schedule (lag p99 above min(10 ms, 1/rate)) at "+strings.Join(behind, ", ")+
+			" requests/s: the target saw other arrivals than asked; on a busy machine the client's own delays are in these figures")
+	}
+	if len(waited) > 0 {
+		sw.Warnings = append(sw.Warnings, "requests waited for the ceiling of -c requests in flight at "+strings.Join(waited, ", ")+"; raise -c")
+	}
+	signalled := ctx.Err() != nil
+	stop()
+	if err := write(); err != nil {
+		return err
+	}
+	if err := sw.WriteText(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "tokenpulse: sweep written to %s (sweep.json, sweep.html; one run directory per step)\n", dir)
+	switch {
+	case sw.Interrupted && signalled:
+		return withCode(130, errors.New("interrupted; the steps measured are in "+filepath.Join(dir, sweep.FileName)))
+	case sw.Interrupted:
+		return withCode(exitFailure, fmt.Errorf("%w; the steps measured are in %s", runErr, dir))
+	case allFailed:
+		return withCode(exitFailure, errors.New("every request of every step failed"))
+	case sw.Search != nil && sw.Search.Capacity == 0:
+		return withCode(exitThreshold, errors.New(sw.Search.String()))
+	}
+	return nil
+}
+
+// isSweepDir reports whether path is a sweep directory (it holds
+// sweep.json).
+func isSweepDir(path string) bool {
+	fi, err := os.Stat(filepath.Join(path, sweep.FileName))
+	return err == nil && !fi.IsDir()
+}
+
+// renderSweep prints the table of the sweep in dir and writes its
+// sweep.html again (tokenpulse report DIR).
+func renderSweep(cmd *cobra.Command, dir string) error {
+	sw, err := sweep.Load(dir)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "sweep.html"))
+	if err != nil {
+		return err
+	}
+	if err := sw.WriteHTML(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := sw.WriteText(cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: %s written\n", filepath.Join(dir, "sweep.html"))
+	return nil
+}
+
+// sweepThresholds lists every threshold a step is judged on: the suite's
+// (scoped to their category), the flags' and the tier's.
+func sweepThresholds(plan *benchPlan) []string {
+	var out []string
+	for _, c := range plan.suite.Categories {
+		for _, t := range c.Thresholds {
+			if strings.HasPrefix(strings.TrimSpace(t), "[") {
+				out = append(out, t)
+				continue
+			}
+			out = append(out, "[category:"+c.Name+"] "+t)
+		}
+	}
+	out = append(out, plan.f.judge.thresholds...)
+	for _, r := range plan.rules.tierRules {
+		out = append(out, r.String()+" ("+r.Source+")")
+	}
+	return out
+}

@@ -1,0 +1,330 @@
+// tokenpulse's chat page: ask, watch the answer stream, ask again while it
+// streams. It is also the instrument of `tokenpulse bench --browser`: every
+// answer keeps, in the page's clock (performance.now(), ms), the click
+// that started it (event.timeStamp, t0), each content event's arrival
+// (the fetch reader's chunk), its insertion into the DOM and its paint
+// (Element Timing's renderTime of the token's span; where the browser
+// reports none, the end of the first frame after the insertion).
+//
+// Query parameters: render=per-token|frame|debounce16 (the render
+// strategy), max_tokens=N, model=NAME, busy=MS (a test knob: busy-wait MS
+// after each DOM insertion, a stand-in for a costly relayout).
+
+const params = new URLSearchParams(location.search);
+const $ = (id) => document.getElementById(id);
+const answer = $("answer");
+const promptBox = $("prompt");
+const send = $("send");
+const renderSel = $("render");
+const statusLine = $("status");
+
+const config = {
+  render: params.get("render") || "frame",
+  busyMs: Number(params.get("busy") || 0),
+  maxTokens: Number(params.get("max_tokens") || 0),
+  model: params.get("model") || "",
+};
+renderSel.value = config.render;
+renderSel.addEventListener("change", () => { config.render = renderSel.value; });
+
+// Long animation frames and long tasks, for the whole page's life; the
+// driver takes those that overlap each answer.
+const longFrames = [];
+const longTasks = [];
+function observe(type, fn) {
+  try {
+    new PerformanceObserver((list) => list.getEntries().forEach(fn)).observe({ type, buffered: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const hasLoAF = observe("long-animation-frame", (e) =>
+  longFrames.push({ start: e.startTime, duration: e.duration, blocking: e.blockingDuration || 0 }));
+observe("longtask", (e) => longTasks.push({ start: e.startTime, duration: e.duration }));
+
+// spans maps an Element Timing identifier to its answer and token index.
+const spans = new Map();
+const hasElementTiming = observe("element", (e) => {
+  const s = spans.get(e.identifier);
+  if (!s) return;
+  spans.delete(e.identifier);
+  const t = e.renderTime || e.loadTime;
+  if (t > 0) {
+    s.rec.paint[s.i] = t;
+    s.rec.paintSource[s.i] = "element";
+  }
+});
+
+let current = null; // the answer now streaming, or null
+let next = null; // what the driver asked the next click to send
+const records = new Map(); // id -> record
+const waiters = new Map(); // id -> resolve functions
+let pending = []; // tokens held by the frame or debounce strategy
+let rafQueued = false;
+let debounceTimer = 0;
+
+function newID() {
+  return "tp-" + Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
+}
+
+function busy(ms) {
+  const end = performance.now() + ms;
+  while (performance.now() < end) { /* a costly relayout */ }
+}
+
+// afterFrame calls fn with the time just after the next frame's
+// rendering work (a message posted from requestAnimationFrame runs after
+// that frame's style, layout and paint).
+function afterFrame(fn) {
+  requestAnimationFrame(() => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => fn(performance.now());
+    ch.port2.postMessage(0);
+  });
+}
+
+// insert puts tokens (each {rec, i, text}) into the answer in one DOM
+// operation, then stamps their insertion.
+function insert(items) {
+  const live = items.filter((it) => it.rec === current && it.rec.abortedAt < 0);
+  for (const it of items) if (!live.includes(it)) it.rec.dropped++;
+  if (live.length === 0) return;
+  const frag = document.createDocumentFragment();
+  const made = [];
+  for (const it of live) {
+    const span = document.createElement("span");
+    span.textContent = it.text;
+    const ident = it.rec.id + "/" + it.i;
+    span.setAttribute("elementtiming", ident);
+    spans.set(ident, it);
+    frag.append(span);
+    made.push(span);
+  }
+  answer.append(frag);
+  answer.scrollTop = answer.scrollHeight;
+  const t = performance.now();
+  for (const it of live) it.rec.insert[it.i] = t;
+  if (config.busyMs > 0) busy(config.busyMs);
+  afterFrame((ft) => {
+    live.forEach((it, k) => {
+      if (made[k].isConnected && it.rec.frame[it.i] < 0) it.rec.frame[it.i] = ft;
+    });
+  });
+}
+
+function flush() {
+  rafQueued = false;
+  debounceTimer = 0;
+  const items = pending;
+  pending = [];
+  insert(items);
+}
+
+// render hands a token to the strategy.
+function render(it) {
+  switch (it.rec.render) {
+    case "per-token":
+      insert([it]);
+      break;
+    case "debounce16":
+      pending.push(it);
+      clearTimeout(debounceTimer);
+      debounceTimer = setTimeout(flush, 16);
+      break;
+    default: // frame
+      pending.push(it);
+      if (!rafQueued) {
+        rafQueued = true;
+        requestAnimationFrame(flush);
+      }
+  }
+}
+
+function newRecord(id, t0, trusted) {
+  return {
+    id, t0, trusted, render: config.render, prompt: "",
+    fetchAt: -1, headersAt: -1, firstByteAt: -1, endAt: -1, abortedAt: -1,
+    status: 0, error: "", finish: "", chunkID: "", foreign: 0, dropped: 0,
+    usage: null, timings: null,
+    arrival: [], serverNS: [], tokens: [], text: [], insert: [], paint: [], paintSource: [], frame: [],
+    settled: false,
+  };
+}
+
+// stop aborts the answer now streaming: its fetch (AbortController) and
+// its generation (/v1/abort).
+function stop(rec, at) {
+  if (!rec || rec.endAt >= 0 || rec.abortedAt >= 0) return;
+  rec.abortedAt = at;
+  rec.controller.abort();
+  fetch("/v1/abort?request_id=" + encodeURIComponent(rec.id), { method: "POST" }).catch(() => {});
+}
+
+async function ask(t0, trusted) {
+  const opts = next || {};
+  next = null;
+  const id = opts.id || newID();
+  if (current) stop(current, t0);
+  pending = [];
+  answer.textContent = "";
+  const rec = newRecord(id, t0, trusted);
+  if (opts.render) rec.render = opts.render;
+  rec.prompt = promptBox.value;
+  rec.controller = new AbortController();
+  records.set(id, rec);
+  current = rec;
+  statusLine.textContent = "streaming";
+  const messages = [];
+  if (opts.system) messages.push({ role: "system", content: opts.system });
+  messages.push({ role: "user", content: rec.prompt });
+  const body = { messages, stream: true, stream_options: { include_usage: true } };
+  const model = opts.model || config.model;
+  if (model) body.model = model;
+  const maxTokens = opts.maxTokens || config.maxTokens;
+  if (maxTokens > 0) body.max_tokens = maxTokens;
+  try {
+    rec.fetchAt = performance.now();
+    const resp = await fetch("/v1/chat/completions", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Request-ID": id },
+      body: JSON.stringify(body),
+      signal: rec.controller.signal,
+    });
+    rec.headersAt = performance.now();
+    rec.status = resp.status;
+    if (!resp.ok) {
+      rec.error = "HTTP " + resp.status + ": " + (await resp.text()).slice(0, 300);
+    } else {
+      await read(rec, resp.body.getReader());
+    }
+  } catch (err) {
+    if (rec.abortedAt < 0) rec.error = String(err);
+  }
+  rec.endAt = performance.now();
+  if (current === rec) statusLine.textContent = rec.error ? "error: " + rec.error : "done";
+  settle(rec);
+}
+
+// read consumes the SSE stream: each content event is a token, timed at
+// the arrival of the chunk that completed it.
+async function read(rec, reader) {
+  const dec = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    const at = performance.now();
+    if (done) break;
+    if (rec.firstByteAt < 0) rec.firstByteAt = at;
+    buf += dec.decode(value, { stream: true });
+    let nl;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl).replace(/\r$/, "");
+      buf = buf.slice(nl + 1);
+      if (!line.startsWith("data:")) continue;
+      const data = line.slice(5).trim();
+      if (data === "[DONE]") return;
+      let chunk;
+      try { chunk = JSON.parse(data); } catch { continue; }
+      event(rec, chunk, at);
+    }
+  }
+}
+
+function event(rec, chunk, at) {
+  if (chunk.id) {
+    if (!rec.chunkID) rec.chunkID = chunk.id;
+    if (chunk.id !== rec.chunkID) { rec.foreign++; return; }
+  }
+  if (chunk.usage) rec.usage = chunk.usage;
+  const ext = chunk.tokenpulse;
+  if (ext && ext.timings) rec.timings = ext.timings;
+  const ch = (chunk.choices || [])[0];
+  if (!ch) return;
+  if (ch.finish_reason) rec.finish = ch.finish_reason;
+  const text = (ch.delta && (ch.delta.content || ch.delta.reasoning_content || ch.delta.reasoning)) || ch.text || "";
+  if (!text) return;
+  const i = rec.arrival.length;
+  rec.arrival.push(at);
+  rec.serverNS.push(ext && ext.server_ns ? ext.server_ns : 0);
+  rec.tokens.push(ext && ext.tokens ? ext.tokens : 1);
+  rec.text.push(text);
+  rec.insert.push(-1);
+  rec.paint.push(-1);
+  rec.paintSource.push("");
+  rec.frame.push(-1);
+  if (current !== rec || rec.abortedAt >= 0) { rec.dropped++; return; }
+  render({ rec, i, text });
+}
+
+// settle waits until every inserted token has a paint time (or a second
+// has passed since the stream ended), fills the paints Element Timing did
+// not report with the frame after insertion, and wakes the driver.
+function settle(rec) {
+  const deadline = performance.now() + 1000;
+  const check = () => {
+    const waiting = pending.some((it) => it.rec === rec) ||
+      rec.insert.some((t, i) => t >= 0 && (rec.frame[i] < 0 || rec.paint[i] < 0));
+    if (waiting && performance.now() < deadline) {
+      setTimeout(check, 20);
+      return;
+    }
+    for (let i = 0; i < rec.paint.length; i++) {
+      if (rec.paint[i] < 0 && rec.frame[i] >= 0) {
+        rec.paint[i] = rec.frame[i];
+        rec.paintSource[i] = "frame";
+      }
+    }
+    for (let i = 0; i < rec.paint.length; i++) spans.delete(rec.id + "/" + i);
+    rec.settled = true;
+    (waiters.get(rec.id) || []).forEach((fn) => fn());
+    waiters.delete(rec.id);
+  };
+  afterFrame(() => afterFrame(check));
+}
+
+function snapshot(rec) {
+  const out = Object.assign({}, rec);
+  delete out.controller;
+  const end = rec.endAt >= 0 ? rec.endAt : performance.now();
+  const last = Math.max(end, ...rec.paint);
+  const overlaps = (e) => e.start + e.duration >= rec.t0 && e.start <= last;
+  out.longFrames = longFrames.filter(overlaps);
+  out.longTasks = longTasks.filter(overlaps);
+  return out;
+}
+
+send.addEventListener("click", (ev) => { ask(ev.timeStamp, ev.isTrusted); });
+promptBox.addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter" && !ev.shiftKey) {
+    ev.preventDefault();
+    ask(ev.timeStamp, ev.isTrusted);
+  }
+});
+
+// The driver's handle. prepare says what the next click sends; result
+// resolves with an answer's record once its paints are settled.
+window.tokenpulse = {
+  hasElementTiming, hasLoAF,
+  prepare(opts) {
+    next = opts;
+    if (opts.prompt !== undefined) promptBox.value = opts.prompt;
+    return true;
+  },
+  now: () => performance.now(),
+  painted(id) {
+    const rec = records.get(id);
+    return rec ? rec.insert.filter((t) => t >= 0).length : 0;
+  },
+  result(id) {
+    const rec = records.get(id);
+    if (!rec) return Promise.resolve(null);
+    if (rec.settled) return Promise.resolve(snapshot(rec));
+    return new Promise((resolve) => {
+      const list = waiters.get(id) || [];
+      list.push(() => resolve(snapshot(rec)));
+      waiters.set(id, list);
+    });
+  },
+  forget(id) { records.delete(id); },
+};

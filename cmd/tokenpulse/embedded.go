@@ -41,7 +41,7 @@ func (e *embeddedFlags) register(fl *pflag.FlagSet) {
 // --spin-wait flag.
 const (
 	kvTypeUsage   = "KV cache element type of the embedded engine: f32, or f16 (half the memory, keys and values rounded to binary16)"
-	spinWaitUsage = "how long the embedded engine's idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative = never)"
+	spinWaitUsage = "how long the embedded engine's idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)"
 )
 
 // kvTypeFlag is a flag naming a KV cache type.

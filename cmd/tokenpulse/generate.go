@@ -66,7 +66,7 @@ bundled stories260K model is used.
 	fl.IntVar(&opts.BatchSize, "batch", 0, "prompt prefill batch size (0 = default)")
 	fl.Var(&maxMemory, "max-memory", maxMemoryUsage)
 	fl.Var((*kvTypeFlag)(&opts.KVType), "kv-type", "KV cache element type: f32, or f16 (half the memory, keys and values rounded to binary16)")
-	fl.DurationVar(&opts.SpinWait, "spin-wait", 0, "how long idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative = never)")
+	fl.DurationVar(&opts.SpinWait, "spin-wait", 0, "how long idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)")
 	return cmd
 }
 

@@ -20,6 +20,12 @@ var (
 	axpyF16Impl = axpyF16NEON
 	toF16Impl   = toF16NEON
 
+	// attention: one NEON dot or axpy per cached position
+	scoresImpl         = scoresNEON
+	scoresF16Impl      = scoresF16NEON
+	weightedSumImpl    = weightedSumNEON
+	weightedSumF16Impl = weightedSumF16NEON
+
 	// the F32 and F16 weight kernels' Dot
 	dotF32WImpl = dotF32WNEON
 	dotF16WImpl = dotF16WNEON
@@ -109,6 +115,36 @@ func toF16NEON(dst []uint16, src []float32) {
 		toF16Asm(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), n8)
 	}
 	toF16Go(dst[n8:], src[n8:])
+}
+
+// scoresNEON is Scores as one dotF32NEON per key: the dot products sum
+// as scoresGo's do.
+func scoresNEON(dst, q, k []float32, stride int) {
+	for t := range dst {
+		dst[t] = dotF32NEON(q, k[t*stride:t*stride+len(q)])
+	}
+}
+
+// scoresF16NEON is ScoresF16 as one dotF16NEON per key.
+func scoresF16NEON(dst, q []float32, k []uint16, stride int) {
+	for t := range dst {
+		dst[t] = dotF16NEON(q, k[t*stride:t*stride+len(q)])
+	}
+}
+
+// weightedSumNEON is WeightedSum as one fused axpy per position, in order
+// of t, as weightedSumGo takes the terms.
+func weightedSumNEON(out, w, v []float32, stride int) {
+	for t, a := range w {
+		axpyF32NEON(out, a, v[t*stride:t*stride+len(out)])
+	}
+}
+
+// weightedSumF16NEON is WeightedSumF16 as one fused axpy per position.
+func weightedSumF16NEON(out, w []float32, v []uint16, stride int) {
+	for t, a := range w {
+		axpyF16NEON(out, a, v[t*stride:t*stride+len(out)])
+	}
 }
 
 // The assembly (floatvec_arm64.s); n is a positive multiple of 8.

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 
+	"github.com/tokenpulse/tokenpulse/internal/engine"
 	"github.com/tokenpulse/tokenpulse/internal/launch"
 )
 
@@ -19,6 +22,8 @@ type embeddedFlags struct {
 	batch     int
 	parallel  int
 	maxMemory byteSize
+	kvType    kvTypeFlag
+	spinWait  time.Duration
 }
 
 func (e *embeddedFlags) register(fl *pflag.FlagSet) {
@@ -28,7 +33,32 @@ func (e *embeddedFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&e.batch, "batch", 0, "prompt batch size of the embedded engine (default 32)")
 	fl.IntVar(&e.parallel, "parallel", 1, "requests the embedded server generates at once (the rest queue)")
 	fl.Var(&e.maxMemory, "max-memory", maxMemoryUsage)
+	fl.Var(&e.kvType, "kv-type", kvTypeUsage)
+	fl.DurationVar(&e.spinWait, "spin-wait", 0, spinWaitUsage)
 }
+
+// kvTypeUsage and spinWaitUsage are the help of every --kv-type and
+// --spin-wait flag.
+const (
+	kvTypeUsage   = "KV cache element type of the embedded engine: f32, or f16 (half the memory, keys and values rounded to binary16)"
+	spinWaitUsage = "how long the embedded engine's idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)"
+)
+
+// kvTypeFlag is a flag naming a KV cache type.
+type kvTypeFlag engine.KVType
+
+func (k *kvTypeFlag) String() string { return engine.KVType(*k).String() }
+
+func (k *kvTypeFlag) Set(s string) error {
+	t, err := engine.ParseKVType(s)
+	if err != nil {
+		return errors.New("want f32 or f16")
+	}
+	*k = kvTypeFlag(t)
+	return nil
+}
+
+func (k *kvTypeFlag) Type() string { return "type" }
 
 // maxMemoryUsage is the help of every --max-memory flag.
 const maxMemoryUsage = "refuse a model whose weights, KV caches and buffers would take more than this (e.g. 8GiB, 512MB; default: the memory the machine has available)"
@@ -38,6 +68,7 @@ func (e embeddedFlags) engineModel() launch.Model {
 	return launch.Model{
 		Path: e.model, Ctx: e.ctx, Threads: e.threads, Batch: e.batch, Parallel: e.parallel,
 		MaxMemory: uint64(e.maxMemory), Warn: warnTo(os.Stderr),
+		KVType: engine.KVType(e.kvType), SpinWait: e.spinWait,
 	}
 }
 

@@ -65,6 +65,8 @@ bundled stories260K model is used.
 	fl.IntVar(&opts.Ctx, "ctx", 0, "context size (0 = min(2048, the model's); more than the model's own is allowed, with a warning)")
 	fl.IntVar(&opts.BatchSize, "batch", 0, "prompt prefill batch size (0 = default)")
 	fl.Var(&maxMemory, "max-memory", maxMemoryUsage)
+	fl.Var((*kvTypeFlag)(&opts.KVType), "kv-type", "KV cache element type: f32, or f16 (half the memory, keys and values rounded to binary16)")
+	fl.DurationVar(&opts.SpinWait, "spin-wait", 0, "how long idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)")
 	return cmd
 }
 
@@ -113,7 +115,7 @@ func printTimings(w io.Writer, info engine.Info, warm engine.Warmup, res engine.
 	if info.Bundled {
 		model = "bundled stories260K"
 	}
-	fmt.Fprintf(w, "\nmodel     %s (%s, %s params, %s), ctx %d, %d threads\n", model, info.Arch, fmtCount(info.Params), info.Quantization, info.Ctx, info.Threads)
+	fmt.Fprintf(w, "\nmodel     %s (%s, %s params, %s), ctx %d, %d threads, KV cache %s\n", model, info.Arch, fmtCount(info.Params), info.Quantization, info.Ctx, info.Threads, info.KVType)
 	fmt.Fprintf(w, "load      %s (warm-up: page-in %s, KV init %s, first forward %s)\n",
 		ms(warm.Load), ms(warm.PageIn), ms(warm.KVInit), ms(warm.FirstForward))
 	fmt.Fprintf(w, "prefill   %d tokens in %s: %.1f tok/s\n", res.PromptTokens, ms(res.Prefill), perSec(res.PromptTokens, res.Prefill))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tokenpulse/tokenpulse/internal/engine"
 	"github.com/tokenpulse/tokenpulse/internal/launch"
 	"github.com/tokenpulse/tokenpulse/internal/server"
 	"github.com/tokenpulse/tokenpulse/internal/server/gateway"
@@ -37,6 +38,8 @@ type serveFlags struct {
 	idleTimeout, upTimeout     time.Duration
 	maxConns                   int
 	verbose                    bool
+	kvType                     kvTypeFlag
+	spinWait                   time.Duration
 	pprof                      bool
 }
 
@@ -88,6 +91,8 @@ SIGINT or SIGTERM shuts down gracefully: running streams get
 	fs.Var(&f.maxMemory, "max-memory", maxMemoryUsage)
 	fs.IntVar(&f.threads, "threads", 0, "threads per matrix product (0 = all cores)")
 	fs.IntVar(&f.batch, "batch", 0, "prompt tokens computed together in prefill (0 = the engine's default)")
+	fs.Var(&f.kvType, "kv-type", "KV cache element type: f32, or f16 (half the memory, keys and values rounded to binary16)")
+	fs.DurationVar(&f.spinWait, "spin-wait", 0, "how long idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)")
 	fs.IntVar(&f.parallel, "parallel", 1, "requests generating at once (1 keeps the embedded engine's token gaps steady on a CPU; with --upstream the default is 64)")
 	fs.IntVar(&f.queue, "queue", 16, "requests that may wait for a slot; more get 429 (negative = none wait)")
 	fs.StringVar(&f.keyEnv, "api-key-env", "", "name of the environment variable holding the API key(s) to require (comma-separated keys)")
@@ -232,7 +237,8 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		backend, what = g, "gateway to "+f.upstream
 	} else {
 		b, err := launch.LoadEmbedded(ctx, launch.Model{Path: f.model, Ctx: f.ctx, Threads: f.threads, Batch: f.batch, Parallel: f.parallel,
-			MaxMemory: uint64(f.maxMemory), Warn: warnTo(cmd.ErrOrStderr())})
+			MaxMemory: uint64(f.maxMemory), Warn: warnTo(cmd.ErrOrStderr()),
+			KVType: engine.KVType(f.kvType), SpinWait: f.spinWait})
 		if err != nil {
 			return err
 		}

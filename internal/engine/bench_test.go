@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,7 +86,8 @@ func benchLoad(b *testing.B, i int, ctx int) *Model {
 	}
 	// Reset the peak RSS (VmHWM) so each benchmark reports its own.
 	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-	m := loadModel(b, path, Options{Ctx: ctx})
+	// Threads follow -cpu (GOMAXPROCS): go test -bench Decode -cpu 1,2.
+	m := loadModel(b, path, Options{Ctx: ctx, Threads: runtime.GOMAXPROCS(0)})
 	if _, err := m.Warmup(b.Context()); err != nil {
 		b.Fatal(err)
 	}

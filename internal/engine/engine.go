@@ -88,6 +88,12 @@ type Options struct {
 	// embedded server's parallel slots), counted by the memory check; 0
 	// means 1.
 	Sessions int
+	// SpinWait is how long an idle worker spins waiting for the next job
+	// (and the caller for its workers) before parking; 0 means
+	// DefaultSpinWait, negative parks at once.
+	SpinWait time.Duration
+	// KVType is the element type of the KV caches; "" means KVF32.
+	KVType KVType
 	// Warn, when set, is called with each warning about the model or the
 	// options (also kept in Info.Warnings), such as a context beyond the
 	// model's own.
@@ -108,6 +114,7 @@ type Model struct {
 	pool     *pool
 	ctx      int
 	batch    int
+	kvType   KVType
 	vocabOut int       // tokens that may be sampled: the tokenizer's vocabulary
 	ropeCos  []float32 // (ctx, rope_dim/2)
 	ropeSin  []float32 // (ctx, rope_dim/2)
@@ -209,13 +216,17 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 	batch = min(batch, n, 4096)
 	sessions := max(opts.Sessions, 1)
 	// Everything large is sized below: check what it comes to first.
-	mem := estimateMemory(cfg, w, f.Size, n, batch, threads, sessions)
+	kvType, err := ParseKVType(string(opts.KVType))
+	if err != nil {
+		return nil, err
+	}
+	mem := estimateMemory(cfg, w, f.Size, n, batch, threads, sessions, kvType)
 	mem.Limit, mem.LimitBy = memoryLimit(opts.MaxMemory)
 	if mem.Total > mem.Limit {
-		return nil, fmt.Errorf("engine: the model would take %s with a context of %d (KV cache: %s.block_count %d × %d tokens × head_count_kv %d × head size %d × 8 bytes); the limit is %s (%s): lower the context or raise the limit: %w",
-			mem, n, cfg.Arch, cfg.Layers, n, cfg.KVHeads, cfg.HeadSize, ibytes(mem.Limit), mem.LimitBy, ErrMemory)
+		return nil, fmt.Errorf("engine: the model would take %s with a context of %d (KV cache: %s.block_count %d × %d tokens × head_count_kv %d × head size %d × %d bytes); the limit is %s (%s): lower the context or raise the limit: %w",
+			mem, n, cfg.Arch, cfg.Layers, n, cfg.KVHeads, cfg.HeadSize, 2*kvType.elemBytes(), ibytes(mem.Limit), mem.LimitBy, ErrMemory)
 	}
-	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, vocabOut: tok.VocabSize(), pool: newPool(threads), mem: mem, warnings: warnings}
+	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, kvType: kvType, vocabOut: tok.VocabSize(), pool: newPool(threads, spinWait(opts.SpinWait)), mem: mem, warnings: warnings}
 	m.ropeCos, m.ropeSin = ropeTable(cfg, n)
 	tmpl, _ := f.String("tokenizer.chat_template")
 	m.template = detectTemplate(tmpl)
@@ -254,6 +265,7 @@ type Info struct {
 	TensorTypes  map[string]int `json:"tensor_types"` // tensors per type
 	Threads      int            `json:"threads"`
 	Batch        int            `json:"batch"`
+	KVType       string         `json:"kv_type"`       // "f32" or "f16"
 	Template     string         `json:"chat_template"` // recognised chat template family
 	Memory       Memory         `json:"memory"`        // what the model takes, as checked by Load
 	Warnings     []string       `json:"warnings,omitempty"`
@@ -274,7 +286,7 @@ func (m *Model) Info() Info {
 		Arch: m.cfg.Arch, Name: name, Params: params, Ctx: m.ctx, CtxTrain: m.cfg.CtxTrain,
 		Vocab: m.tok.VocabSize(), Path: m.path, Bundled: m.path == "", SHA256: m.hash(),
 		FileBytes: m.file.Size, Quantization: TypeSummary(types), TensorTypes: types,
-		Threads: m.pool.threads, Batch: m.batch, Template: m.template.String(),
+		Threads: m.pool.threads, Batch: m.batch, KVType: m.kvType.String(), Template: m.template.String(),
 		Memory: m.mem, Warnings: m.warnings,
 	}
 }
@@ -313,4 +325,15 @@ func (m *Model) hash() string {
 		m.sha = hex.EncodeToString(h[:])
 	})
 	return m.sha
+}
+
+// spinWait resolves Options.SpinWait.
+func spinWait(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultSpinWait
+	case d < 0:
+		return 0
+	}
+	return d
 }

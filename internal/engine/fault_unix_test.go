@@ -98,7 +98,7 @@ func TestPoolWorkerFault(t *testing.T) {
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	p := newPool(2)
+	p := newPool(2, 0)
 	defer p.close()
 	var got any
 	func() {

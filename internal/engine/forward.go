@@ -17,10 +17,14 @@ type state struct {
 	logits  []float32 // (vocab) of the last token
 	scratch []float32 // (threads, scratchLen) per-worker space
 	scrLen  int
-	kCache  []float32 // (layer, ctx, kv_dim)
-	vCache  []float32 // (layer, ctx, kv_dim)
-	xq      []byte    // (3, batch, actBytes) the input of a matmul quantised
-	actLen  int       // actBytes: the largest quantised input row
+	kCache  []float32 // (layer, ctx, kv_dim), with an f32 cache
+	vCache  []float32 // (layer, ctx, kv_dim), with an f32 cache
+	// With an f16 cache: the cache in binary16, and the batch's new keys
+	// and values in float32 until they are rotated and rounded into it.
+	kCache16, vCache16 []uint16  // (layer, ctx, kv_dim)
+	kNew, vNew         []float32 // (batch, kv_dim)
+	xq                 []byte    // (3, batch, actBytes) the input of a matmul quantised
+	actLen             int       // actBytes: the largest quantised input row
 
 	mm   matmulJob
 	qj   quantJob
@@ -29,7 +33,7 @@ type state struct {
 
 func newState(m *Model) *state {
 	c, b := m.cfg, m.batch
-	z := sizesOf(c, m.ctx, b, m.pool.threads, m.w.maxActBytes()) // as counted by estimateMemory
+	z := sizesOf(c, m.ctx, b, m.pool.threads, m.w.maxActBytes(), m.kvType) // as counted by estimateMemory
 	s := &state{
 		x:      make([]float32, b*c.Dim),
 		xb:     make([]float32, b*c.Dim),
@@ -39,8 +43,12 @@ func newState(m *Model) *state {
 		hb2:    make([]float32, b*c.FFN),
 		logits: make([]float32, c.Vocab),
 		scrLen: z.scrLen,
-		kCache: make([]float32, z.kv),
-		vCache: make([]float32, z.kv),
+	}
+	if m.kvType == KVF16 {
+		s.kCache16, s.vCache16 = make([]uint16, z.kv), make([]uint16, z.kv)
+		s.kNew, s.vNew = make([]float32, z.kvNew), make([]float32, z.kvNew)
+	} else {
+		s.kCache, s.vCache = make([]float32, z.kv), make([]float32, z.kv)
 	}
 	s.scratch = make([]float32, z.threads*s.scrLen)
 	s.actLen = z.actLen
@@ -116,7 +124,7 @@ func mulRows(m *matrix, out, x []float32, batch, a, b int, buf []float32) {
 	if w := m.f32; w != nil && batch == 1 {
 		x = x[:cols]
 		for r := a; r < b; r++ {
-			out[r] = dot(x, w[r*cols:(r+1)*cols])
+			out[r] = quant.DotF32(x, w[r*cols:(r+1)*cols])
 		}
 		return
 	}
@@ -183,21 +191,22 @@ func (j *attnJob) runRows(w, lo, hi int) {
 		q := s.q[b*qd+h*hd : b*qd+(h+1)*hd]
 		off := base + (h/group)*hd
 		sc := scores[:p+1]
-		kc := s.kCache[off : off+p*kvd+hd]
-		for t := range sc {
-			sc[t] = dotSmall(q, kc[t*kvd:t*kvd+hd]) * scale
-		}
-		softmax(sc)
 		out := s.att[b*qd+h*hd : b*qd+(h+1)*hd]
 		clear(out)
-		vc := s.vCache[off : off+p*kvd+hd]
-		for t, a := range sc {
-			v := vc[t*kvd : t*kvd+hd]
-			v = v[:len(out)]
-			for j := range out {
-				out[j] += a * v[j]
-			}
+		if s.kCache16 != nil {
+			// As llama.cpp computes with its f16 cache: the query and the
+			// attention weights rounded to f16 too, products summed in
+			// float32.
+			quant.RoundF16(q)
+			quant.ScoresF16(sc, q, s.kCache16[off:off+p*kvd+hd], kvd)
+			scaleSoftmax(sc, scale)
+			quant.RoundF16(sc)
+			quant.WeightedSumF16(out, sc, s.vCache16[off:off+p*kvd+hd], kvd)
+			continue
 		}
+		quant.Scores(sc, q, s.kCache[off:off+p*kvd+hd], kvd)
+		scaleSoftmax(sc, scale)
+		quant.WeightedSum(out, sc, s.vCache[off:off+p*kvd+hd], kvd)
 	}
 }
 
@@ -253,8 +262,12 @@ func (m *Model) forward(s *state, tokens []int32, pos int) {
 			rmsnorm(s.xb[b*dim:(b+1)*dim], s.x[b*dim:(b+1)*dim], ly.attnNorm, c.NormEps)
 		}
 		kv := (l*m.ctx + pos) * kvd
-		kOut := s.kCache[kv : kv+B*kvd]
-		vOut := s.vCache[kv : kv+B*kvd]
+		var kOut, vOut []float32
+		if s.kCache16 != nil {
+			kOut, vOut = s.kNew[:B*kvd], s.vNew[:B*kvd]
+		} else {
+			kOut, vOut = s.kCache[kv:kv+B*kvd], s.vCache[kv:kv+B*kvd]
+		}
 		mats[0], mats[1], mats[2] = &ly.wq, &ly.wk, &ly.wv
 		m.matmul(s, s.xb, B, mats[:3], s.q, kOut, vOut)
 		for b := 0; b < B; b++ {
@@ -273,6 +286,10 @@ func (m *Model) forward(s *state, tokens []int32, pos int) {
 			cos, sin := m.ropeCos[p*half:(p+1)*half], m.ropeSin[p*half:(p+1)*half]
 			rope(q, c.HeadDim(), cos, sin, c.RopeNeox)
 			rope(k, c.HeadDim(), cos, sin, c.RopeNeox)
+		}
+		if s.kCache16 != nil {
+			quant.ToF16(s.kCache16[kv:kv+B*kvd], kOut)
+			quant.ToF16(s.vCache16[kv:kv+B*kvd], vOut)
 		}
 		s.attn.m, s.attn.layer, s.attn.pos = m, l, pos
 		m.pool.run(&s.attn, B*c.Heads, (pos+B)*c.HeadDim()*2)

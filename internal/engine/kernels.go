@@ -28,18 +28,6 @@ func dot(a, b []float32) float32 {
 	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
-// dotSmall is dot for short vectors (an attention head, len(a) a multiple
-// of 2): four accumulators, small enough to be inlined.
-func dotSmall(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1 float32
-	for i := 0; i+1 < len(a); i += 2 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-	}
-	return s0 + s1
-}
-
 // axpy adds a*x to y.
 func axpy(y []float32, a float32, x []float32) {
 	x = x[:len(y)]
@@ -77,6 +65,14 @@ func rmsnorm(dst, x, w []float32, eps float32) {
 	for i, v := range x {
 		dst[i] = v * scale * w[i]
 	}
+}
+
+// scaleSoftmax replaces x with the softmax of x·scale, in place.
+func scaleSoftmax(x []float32, scale float32) {
+	for i := range x {
+		x[i] *= scale
+	}
+	softmax(x)
 }
 
 // softmax replaces x with its softmax, in place.

@@ -20,7 +20,7 @@ type Memory struct {
 	Weights  uint64 `json:"weights"`  // the mapped file, paged in by Warmup
 	Decoded  uint64 `json:"decoded"`  // norms and biases decoded to float32
 	Rope     uint64 `json:"rope"`     // the rope angle tables (ctx × rope_dim)
-	KVCache  uint64 `json:"kv_cache"` // one session's K and V caches (layers × ctx × kv_dim × 2)
+	KVCache  uint64 `json:"kv_cache"` // one session's K and V caches (layers × ctx × kv_dim × 2 × 4 bytes, or 2 with an f16 cache)
 	Buffers  uint64 `json:"buffers"`  // one session's activations, logits and per-thread scratch
 	Sessions int    `json:"sessions"` // sessions counted
 	Total    uint64 `json:"total"`    // Weights + Decoded + Rope + Sessions × (KVCache + Buffers)
@@ -57,32 +57,40 @@ type stateSizes struct {
 	batch                 int
 	scrLen, threads       int
 	kv                    sat // elements of each of kCache and vCache
+	kvType                KVType
+	kvNew                 int // elements of each of kNew and vNew: (batch, kv_dim) with an f16 cache, else 0
 	actLen                int
 }
 
-func sizesOf(c Config, ctx, batch, threads, actLen int) stateSizes {
-	return stateSizes{
+func sizesOf(c Config, ctx, batch, threads, actLen int, kvType KVType) stateSizes {
+	z := stateSizes{
 		dim: c.Dim, qdim: c.QDim(), ffn: c.FFN, vocab: c.Vocab, batch: batch,
 		scrLen: max(ctx, c.Dim, c.FFN, c.QDim()), threads: threads,
 		kv:     sat(c.Layers).mul(uint64(ctx)).mul(uint64(c.KVDim())),
+		kvType: kvType,
 		actLen: actLen,
 	}
+	if kvType == KVF16 {
+		z.kvNew = batch * c.KVDim()
+	}
+	return z
 }
 
 // kvBytes is the size of one session's K and V caches together.
-func (z stateSizes) kvBytes() sat { return z.kv.mul(2 * 4) }
+func (z stateSizes) kvBytes() sat { return z.kv.mul(2 * uint64(z.kvType.elemBytes())) }
 
 // bufferBytes is the size of one session's other buffers.
 func (z stateSizes) bufferBytes() sat {
 	f := sat(z.batch).mul(uint64(2*z.dim + 2*z.qdim + 2*z.ffn)).
 		add(sat(z.vocab)).
-		add(sat(z.threads).mul(uint64(z.scrLen)))
+		add(sat(z.threads).mul(uint64(z.scrLen))).
+		add(sat(2 * z.kvNew))
 	return f.mul(4).add(sat(3 * z.batch).mul(uint64(z.actLen)))
 }
 
 // estimateMemory computes what m would take with sessions sessions.
-func estimateMemory(c Config, w *weights, fileBytes int64, ctx, batch, threads, sessions int) Memory {
-	z := sizesOf(c, ctx, batch, threads, w.maxActBytes())
+func estimateMemory(c Config, w *weights, fileBytes int64, ctx, batch, threads, sessions int, kvType KVType) Memory {
+	z := sizesOf(c, ctx, batch, threads, w.maxActBytes(), kvType)
 	mem := Memory{
 		Weights: uint64(max(fileBytes, 0)), Decoded: w.decodedBytes(),
 		Rope:    uint64(sat(ctx).mul(uint64(c.RopeDim / 2)).mul(2 * 4)),

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // rowJob is work split over rows: runRows computes rows [lo, hi) using
@@ -16,13 +18,32 @@ type rowJob interface {
 // with the calling goroutine. Workers are started once, at load; running a
 // job allocates nothing and spawns nothing. Jobs from several sessions are
 // run one at a time.
+//
+// A decode step runs about five jobs per layer, each a few tens of
+// microseconds long, so how fast a worker sees a new job matters as much
+// as the job itself. A job is published by incrementing an atomic
+// generation; a worker may spin on it for up to spin before it parks, and
+// the caller wakes through a channel only the workers that have parked.
+// The caller likewise may spin for the workers to finish before parking
+// until the last one wakes it.
 type pool struct {
 	threads int
-	mu      sync.Mutex // one job at a time
-	wake    []chan struct{}
-	wg      sync.WaitGroup
+	spin    time.Duration // how long to spin for a job (workers) or its end (caller) before parking
+	// calmUntil (Unix ns) stops all spinning until then: set when the
+	// caller waited so long for a worker that the worker must have been
+	// descheduled, the sign of a machine with more busy threads than
+	// cores, where spinning costs far more than it saves.
+	calmUntil atomic.Int64
+	crowded   bool       // more threads than GOMAXPROCS at start
+	mu        sync.Mutex // one job at a time
 
-	// the current job, set under mu before the workers are woken
+	gen     atomic.Uint64 // incremented to publish a job (or the close)
+	pending atomic.Int32  // workers not yet done with the current job
+	workers []poolWorker
+	caller  poolWorker // where run parks waiting for the workers
+	closed  bool       // set under mu before the last gen increment
+
+	// the current job, set under mu before gen is incremented
 	job   rowJob
 	total int
 	chunk int
@@ -32,31 +53,131 @@ type pool struct {
 	fault   any // the first panic of the current job, re-raised by run on its caller
 }
 
+// poolWorker is one worker's parking place: state is running while it
+// spins or works, parked once it has committed to sleep on wake.
+type poolWorker struct {
+	state atomic.Int32
+	wake  chan struct{}
+	_     [48]byte // keep workers' states on separate cache lines
+}
+
+const (
+	workerRunning int32 = iota
+	workerParked
+)
+
 // minWork is the number of multiply-adds below which a job runs on the
-// calling goroutine alone: waking workers costs a few microseconds.
+// calling goroutine alone: even a spinning worker costs a cache-line
+// round trip or two, and a parked one several microseconds.
 const minWork = 1 << 16
 
-func newPool(threads int) *pool {
+// DefaultSpinWait is Options.SpinWait's default. Parked workers wake
+// late (a profile of 2-thread decode showed the worker doing an eighth of
+// the rows: the caller had taken the rest before it woke), so idle workers
+// spin, briefly: long enough to bridge the serial steps between the jobs of
+// a forward pass, not the pause between tokens. On a machine with more
+// busy threads than cores a spinning thread is descheduled in the middle
+// of its share (measured: 0.4–0.75× with an unconditional spin), so a
+// stall seen by the caller stops spinning for a while (watch).
+const DefaultSpinWait = 50 * time.Microsecond
+
+func newPool(threads int, spin time.Duration) *pool {
 	if threads < 1 {
 		threads = 1
 	}
-	p := &pool{threads: threads, wake: make([]chan struct{}, threads-1)}
-	for i := range p.wake {
-		ch := make(chan struct{}, 1)
-		p.wake[i] = ch
-		go p.worker(i+1, ch)
+	p := &pool{threads: threads, spin: max(spin, 0), crowded: threads > runtime.GOMAXPROCS(0), workers: make([]poolWorker, threads-1)}
+	p.caller.wake = make(chan struct{}, 1)
+	for i := range p.workers {
+		p.workers[i].wake = make(chan struct{}, 1)
+		go p.worker(i + 1)
 	}
 	return p
 }
 
-func (p *pool) worker(id int, wake chan struct{}) {
+func (p *pool) worker(id int) {
 	// Workers read the mapped model file: a fault there (the file
 	// truncated underneath) must become a panic that drainGuarded hands to
 	// the job's caller, not a crash. Set once per worker, not per job.
 	debug.SetPanicOnFault(true)
-	for range wake {
-		p.drainGuarded(id)
-		p.wg.Done()
+	me := &p.workers[id-1]
+	var seen uint64 // generation 0: no job yet (a job may be published before this goroutine first runs)
+	for {
+		seen = p.await(me, seen)
+		if p.closed {
+			p.done()
+			return
+		}
+		if p.job != nil && id <= p.helpers() {
+			p.drainGuarded(id)
+		}
+		p.done()
+	}
+}
+
+// done counts this worker out of the current job, waking the caller if it
+// parked waiting for the last one.
+func (p *pool) done() {
+	if p.pending.Add(-1) == 0 && p.caller.state.Load() == workerParked &&
+		p.caller.state.CompareAndSwap(workerParked, workerRunning) {
+		p.caller.wake <- struct{}{}
+	}
+}
+
+// helpers is the number of workers that take part in the current job.
+func (p *pool) helpers() int {
+	return min(p.threads-1, p.total-1)
+}
+
+// await returns the generation after seen, spinning for it for up to
+// p.spin and then parking until the caller wakes this worker.
+func (p *pool) await(me *poolWorker, seen uint64) uint64 {
+	for {
+		if g, ok := p.spinFor(seen); ok {
+			return g
+		}
+		me.state.Store(workerParked)
+		if g := p.gen.Load(); g != seen {
+			// A job came between the last look and parking: take it back
+			// unless the caller already saw this worker parked and is
+			// sending the wake-up, which must then be consumed.
+			if !me.state.CompareAndSwap(workerParked, workerRunning) {
+				<-me.wake
+			}
+			return g
+		}
+		<-me.wake
+		if g := p.gen.Load(); g != seen {
+			return g
+		}
+		// A stale wake-up: sent for the job this worker had already taken
+		// back above, while it was parking again for the next. Wait on.
+	}
+}
+
+// spinFor watches the generation for up to p.spin (when spinning is on),
+// returning the first one after seen.
+func (p *pool) spinFor(seen uint64) (uint64, bool) {
+	var start time.Time
+	spin := p.spinning()
+	for i := 0; ; i++ {
+		if g := p.gen.Load(); g != seen {
+			return g, true
+		}
+		if !spin {
+			return 0, false
+		}
+		if i&255 == 255 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > p.spin {
+				return 0, false
+			}
+			if p.crowded {
+				// More workers than processors: spinning would keep
+				// the goroutine doing the work from running.
+				runtime.Gosched()
+			}
+		}
 	}
 }
 
@@ -86,6 +207,80 @@ func (p *pool) drain(id int) {
 	}
 }
 
+// publish starts a new generation: every worker, spinning or parked, will
+// look at the job fields set before it.
+func (p *pool) publish() {
+	p.pending.Store(int32(len(p.workers)))
+	p.gen.Add(1)
+	for i := range p.workers {
+		w := &p.workers[i]
+		if w.state.Load() == workerParked && w.state.CompareAndSwap(workerParked, workerRunning) {
+			w.wake <- struct{}{}
+		}
+	}
+}
+
+// wait returns once every worker is done with the current generation:
+// it spins for up to p.spin, then parks until the last worker wakes it.
+func (p *pool) wait() {
+	if p.pending.Load() == 0 {
+		return
+	}
+	t0 := time.Now()
+	defer p.watch(t0)
+	var start time.Time
+	spin := p.spinning()
+	for i := 0; p.pending.Load() != 0 && spin; i++ {
+		if i&255 == 255 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > p.spin {
+				break
+			}
+			if p.crowded {
+				runtime.Gosched()
+			}
+		}
+	}
+	c := &p.caller
+	c.state.Store(workerParked)
+	if p.pending.Load() == 0 {
+		// The last worker finished meanwhile; unless it saw this caller
+		// parked (and is sending the wake-up), there is nothing to wait
+		// for.
+		if c.state.CompareAndSwap(workerParked, workerRunning) {
+			return
+		}
+	}
+	<-c.wake
+}
+
+// spinning reports whether to spin now: a spin is set and no stall was
+// seen lately.
+func (p *pool) spinning() bool {
+	return p.spin > 0 && time.Now().UnixNano() >= p.calmUntil.Load()
+}
+
+// Stall detection: the caller waiting longer than stallWait for the
+// workers after finishing its own share (a share is tens of
+// microseconds) means a worker lost its core; spinning then stops for
+// calmFor.
+const (
+	stallWait = 500 * time.Microsecond
+	calmFor   = 250 * time.Millisecond
+)
+
+// watch stops spinning for calmFor when the wait that began at t0 was a
+// stall.
+func (p *pool) watch(t0 time.Time) {
+	if p.spin == 0 {
+		return
+	}
+	if now := time.Now(); now.Sub(t0) > stallWait {
+		p.calmUntil.Store(now.Add(calmFor).UnixNano())
+	}
+}
+
 // run computes rows [0, total) of job, each row costing about work
 // multiply-adds, spread over the pool.
 func (p *pool) run(job rowJob, total, work int) {
@@ -99,23 +294,15 @@ func (p *pool) run(job rowJob, total, work int) {
 		job.runRows(0, 0, total)
 		return
 	}
-	if helpers > total-1 {
-		helpers = total - 1
-	}
+	helpers = min(helpers, total-1)
 	// Chunks small enough to balance a noisy machine, large enough to
 	// amortise the atomic add: about four per participant.
-	chunk := total / (4 * (helpers + 1))
-	if chunk < 1 {
-		chunk = 1
-	}
+	chunk := max(1, total/(4*(helpers+1)))
 	p.job, p.total, p.chunk = job, total, chunk
 	p.next.Store(0)
-	p.wg.Add(helpers)
-	for i := 0; i < helpers; i++ {
-		p.wake[i] <- struct{}{}
-	}
+	p.publish()
 	p.drainGuarded(0)
-	p.wg.Wait()
+	p.wait()
 	p.job = nil
 	if r := p.fault; r != nil {
 		// A worker (or the caller) panicked: the job is lost; raise it
@@ -130,9 +317,13 @@ func (p *pool) run(job rowJob, total, work int) {
 func (p *pool) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, ch := range p.wake {
-		close(ch)
+	if p.closed {
+		return
 	}
-	p.wake = nil
+	p.closed = true
+	p.job = nil
+	p.publish()
+	p.wait()
+	p.workers = nil
 	p.threads = 1
 }

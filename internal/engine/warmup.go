@@ -36,6 +36,8 @@ func (m *Model) Warmup(ctx context.Context) (w Warmup, err error) {
 	s := m.NewSession()
 	touch(s.st.kCache)
 	touch(s.st.vCache)
+	touch(s.st.kCache16)
+	touch(s.st.vCache16)
 	touch(s.st.scratch)
 	w.KVInit = time.Since(t)
 	if err := ctx.Err(); err != nil {
@@ -62,7 +64,7 @@ func (m *Model) Warmup(ctx context.Context) (w Warmup, err error) {
 
 // touch writes to every page of x so the kernel backs it with memory now
 // rather than on first use.
-func touch(x []float32) {
+func touch[E float32 | uint16](x []E) {
 	for i := 0; i < len(x); i += 1024 {
 		x[i] = 0
 	}

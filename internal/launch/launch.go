@@ -16,6 +16,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine"
 	"github.com/tokenpulse/tokenpulse/internal/server"
@@ -120,6 +121,10 @@ type Model struct {
 	Batch int
 	// Parallel is the number of requests generating at once (at least 1).
 	Parallel int
+	// KVType is the KV cache's element type ("" = f32).
+	KVType engine.KVType
+	// SpinWait is engine.Options.SpinWait.
+	SpinWait time.Duration
 	// MaxMemory caps what the model, its Parallel KV caches and buffers
 	// may take, in bytes (0 = the memory the machine has available); see
 	// engine.Options.MaxMemory.
@@ -135,6 +140,7 @@ func LoadEmbedded(ctx context.Context, m Model) (*embedded.Backend, error) {
 		Engine: engine.Options{
 			ModelPath: m.Path, Ctx: m.Ctx, Threads: m.Threads, BatchSize: m.Batch,
 			MaxMemory: m.MaxMemory, Sessions: max(m.Parallel, 1), Warn: m.Warn,
+			KVType: m.KVType, SpinWait: m.SpinWait,
 		},
 		Parallel: m.Parallel,
 	})

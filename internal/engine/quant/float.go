@@ -8,8 +8,8 @@ import (
 // The unquantised types: F32, F16 and BF16 are one element per "block".
 
 func init() {
-	register(F32, Kernel{BlockSize: 1, BlockBytes: 4, Dequant: dequantF32, Dot: dotF32, Quantize: quantizeF32})
-	register(F16, Kernel{BlockSize: 1, BlockBytes: 2, Dequant: dequantF16, Dot: dotF16, Quantize: quantizeF16})
+	register(F32, Kernel{BlockSize: 1, BlockBytes: 4, Dequant: dequantF32, Dot: dotF32WImpl, Quantize: quantizeF32})
+	register(F16, Kernel{BlockSize: 1, BlockBytes: 2, Dequant: dequantF16, Dot: dotF16WImpl, Quantize: quantizeF16})
 	register(BF16, Kernel{BlockSize: 1, BlockBytes: 2, Dequant: dequantBF16, Dot: dotBF16, Quantize: quantizeBF16})
 }
 

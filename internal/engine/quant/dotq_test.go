@@ -266,7 +266,7 @@ func TestDotQRows(t *testing.T) {
 	for _, typ := range dotQTypes {
 		t.Run(typ.String(), func(t *testing.T) {
 			k, _ := Lookup(typ)
-			for _, shape := range [][2]int{{1, 1}, {3, 2}, {5, 7}, {64, 3}} {
+			for _, shape := range [][2]int{{1, 1}, {3, 2}, {5, 7}, {64, 3}, {2, 4}, {1, 8}, {4, 9}, {17, 13}} {
 				nb, rows := shape[0], shape[1]
 				n := nb * k.BlockSize
 				rb := nb * k.BlockBytes

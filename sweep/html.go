@@ -117,7 +117,19 @@ func (s *Sweep) chart(se series) Chart {
 		line(k.Load, colKnee)
 		text := fmt.Sprintf("knee %g–%g", k.Below, k.Load)
 		x := xs.Map(k.Load)
-		label(x, colKnee, text, x+4+float64(len(text))*6.5 < w-right)
+		end := x + 4 + textWidth(text)
+		right := end < w-right
+		// The capacity's label stands to the left of its line: when the
+		// knee's would run into it, the knee's goes left of its band.
+		if r := s.Search; right && r != nil && r.Capacity > 0 && r.Capacity >= k.Load {
+			capText := fmt.Sprintf("capacity %g", r.Capacity)
+			right = end < xs.Map(r.Capacity)-4-textWidth(capText)
+		}
+		if right {
+			label(x, colKnee, text, true)
+		} else {
+			label(xs.Map(k.Below), colKnee, text, false)
+		}
 	}
 	if r := s.Search; r != nil && r.Capacity > 0 {
 		line(r.Capacity, colPass)
@@ -210,3 +222,7 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// textWidth is the width a label of the charts' 11 px font takes, about
+// 6.5 px a character.
+func textWidth(s string) float64 { return float64(len([]rune(s))) * 6.5 }

@@ -40,8 +40,15 @@ type pool struct {
 	gen     atomic.Uint64 // incremented to publish a job (or the close)
 	pending atomic.Int32  // workers not yet done with the current job
 	workers []poolWorker
-	caller  poolWorker // where run parks waiting for the workers
-	closed  bool       // set under mu before the last gen increment
+	// waiting is the generation the caller parked waiting for (0 while it
+	// is not parked), and callerWake where it parks. Tagging the wait
+	// with its generation keeps a late done of an earlier job, whose
+	// worker saw the caller parked for that job and then lost its core,
+	// from waking the caller parked for the next one before its workers
+	// are done (a plain parked flag was set again by then).
+	waiting    atomic.Uint64
+	callerWake chan struct{}
+	closed     bool // set under mu before the last gen increment
 
 	// the current job, set under mu before gen is incremented
 	job   rowJob
@@ -86,7 +93,7 @@ func newPool(threads int, spin time.Duration) *pool {
 		threads = 1
 	}
 	p := &pool{threads: threads, spin: max(spin, 0), crowded: threads > runtime.GOMAXPROCS(0), workers: make([]poolWorker, threads-1)}
-	p.caller.wake = make(chan struct{}, 1)
+	p.callerWake = make(chan struct{}, 1)
 	for i := range p.workers {
 		p.workers[i].wake = make(chan struct{}, 1)
 		go p.worker(i + 1)
@@ -104,22 +111,38 @@ func (p *pool) worker(id int) {
 	for {
 		seen = p.await(me, seen)
 		if p.closed {
-			p.done()
+			p.done(seen)
 			return
 		}
 		if p.job != nil && id <= p.helpers() {
 			p.drainGuarded(id)
 		}
-		p.done()
+		p.done(seen)
 	}
 }
 
-// done counts this worker out of the current job, waking the caller if it
-// parked waiting for the last one.
-func (p *pool) done() {
-	if p.pending.Add(-1) == 0 && p.caller.state.Load() == workerParked &&
-		p.caller.state.CompareAndSwap(workerParked, workerRunning) {
-		p.caller.wake <- struct{}{}
+// Where poolHook is called.
+const (
+	hookCallerParked = iota // wait: the caller has said it parks for gen
+	hookSawCaller           // done: the last worker saw the caller parked for its gen
+)
+
+// poolHook, when set (by tests, before a pool starts), is called at the
+// places above, to widen the windows in which a goroutine may lose its
+// core; nil otherwise.
+var poolHook func(where int)
+
+// done counts this worker out of generation gen, waking the caller if it
+// parked waiting for that generation's last worker.
+func (p *pool) done(gen uint64) {
+	if p.pending.Add(-1) != 0 || p.waiting.Load() != gen {
+		return
+	}
+	if poolHook != nil {
+		poolHook(hookSawCaller)
+	}
+	if p.waiting.CompareAndSwap(gen, 0) {
+		p.callerWake <- struct{}{}
 	}
 }
 
@@ -226,6 +249,7 @@ func (p *pool) wait() {
 	if p.pending.Load() == 0 {
 		return
 	}
+	gen := p.gen.Load()
 	t0 := time.Now()
 	defer p.watch(t0)
 	var start time.Time
@@ -242,17 +266,19 @@ func (p *pool) wait() {
 			}
 		}
 	}
-	c := &p.caller
-	c.state.Store(workerParked)
+	p.waiting.Store(gen)
+	if poolHook != nil {
+		poolHook(hookCallerParked)
+	}
 	if p.pending.Load() == 0 {
 		// The last worker finished meanwhile; unless it saw this caller
 		// parked (and is sending the wake-up), there is nothing to wait
 		// for.
-		if c.state.CompareAndSwap(workerParked, workerRunning) {
+		if p.waiting.CompareAndSwap(gen, 0) {
 			return
 		}
 	}
-	<-c.wake
+	<-p.callerWake
 }
 
 // spinning reports whether to spin now: a spin is set and no stall was

@@ -54,3 +54,66 @@ func TestPoolRunsEveryRowOnce(t *testing.T) {
 		}
 	}
 }
+
+// slowJob is countJob whose chunks take a while, so that a worker is
+// still inside a job when another's late wake-up arrives.
+type slowJob struct{ countJob }
+
+func (j *slowJob) runRows(w, lo, hi int) {
+	time.Sleep(50 * time.Microsecond)
+	j.countJob.runRows(w, lo, hi)
+}
+
+// TestPoolLateWakeUpOfAnEarlierJob replays the schedule that hung the
+// pool under emulation: the last worker of job N sees the caller parked
+// for N and loses its core before waking it; the caller meanwhile sees
+// the job done, returns, and parks for job N+1. The late wake-up must not
+// end the caller's wait for N+1 while another worker is still inside it
+// (it could when the caller's parking was a flag, not tagged with its
+// job: that worker's count could then fall into the next job, whose wait
+// never ended, as seen once under arm64 emulation). The hook makes the
+// schedule happen; every job must see each row computed once when run
+// returns, and the run must end. (This replays the schedule; it does not
+// reliably reproduce the old hang, which needed one more unlucky step.)
+func TestPoolLateWakeUpOfAnEarlierJob(t *testing.T) {
+	var calls atomic.Int64
+	poolHook = func(where int) {
+		switch where {
+		case hookCallerParked:
+			time.Sleep(20 * time.Microsecond) // let the last worker count out and see the caller
+		case hookSawCaller:
+			calls.Add(1)
+			time.Sleep(time.Millisecond) // lose the core before waking it
+		}
+	}
+	defer func() { poolHook = nil }()
+	const threads = 4
+	p := newPool(threads, 0)
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		for n := range 300 {
+			total := 16
+			j := &slowJob{countJob{rows: make([]atomic.Int32, total), workers: make([]atomic.Int32, threads)}}
+			p.run(j, total, minWork)
+			for r := range j.rows {
+				if c := j.rows[r].Load(); c != 1 {
+					t.Errorf("job %d: row %d computed %d times when run returned", n, r, c)
+					return
+				}
+			}
+		}
+		p.close()
+	}()
+	// Not a speed limit: the jobs take about a second; a wait that never
+	// ends is the failure this guards against, named here rather than by
+	// the test binary's timeout.
+	select {
+	case <-finished:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a wait for the workers never ended")
+	}
+	if calls.Load() == 0 {
+		t.Fatal("the schedule under test never happened: the last worker never saw the caller parked")
+	}
+}

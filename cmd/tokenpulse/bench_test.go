@@ -361,3 +361,35 @@ func TestBenchZeroRequestsIsUsageError(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchRapidFireSaysConversationsAreCut checks that rapid-fire, which
+// interrupts single questions, says so when the suite's sample holds
+// conversations (asked as their first turn only), and only then.
+func TestBenchRapidFireSaysConversationsAreCut(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: 2 * time.Millisecond, ITL: 2 * time.Millisecond, Tokens: 20, TokensPerEvent: 1})
+	for _, c := range []struct {
+		suite string
+		want  bool
+	}{
+		{filepath.Join("..", "..", "suite", "testdata", "conversations.yaml"), true},
+		{writeBenchSuite(t, "30s"), false},
+	} {
+		out := t.TempDir()
+		text, code := cliRun(t, "bench", "--url", url, "--suite", c.suite, "--scenario", "rapid-fire",
+			"-n", "6", "--out", out, "--no-history", "-q", "--max-tokens", "20", "--error-budget", "none")
+		if code != exitOK && code != exitThreshold {
+			t.Fatalf("%s: exit %d:\n%s", c.suite, code, text)
+		}
+		run, err := runfile.Load(filepath.Join(out, "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for _, w := range run.Warnings {
+			warned = warned || strings.Contains(w, "as their first turn only")
+		}
+		if warned != c.want {
+			t.Errorf("%s: warned about conversations %v, want %v (warnings %q)", c.suite, warned, c.want, run.Warnings)
+		}
+	}
+}

@@ -281,6 +281,17 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 	for _, c := range unsampled {
 		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured (no request of it in this run; raise --requests): its thresholds were not judged", c))
 	}
+	if !f.browser.on && work.Scenario == bench.ScenarioRapidFire {
+		convs := 0
+		for _, q := range bench.RapidFirePrompts(s, max(work.Requests/3, 1), work.Seed) {
+			if q.Conversation() {
+				convs++
+			}
+		}
+		if convs > 0 {
+			run.Warnings = append(run.Warnings, fmt.Sprintf("%d conversation prompts were asked in rapid-fire as their first turn only (the scenario interrupts single questions)", convs))
+		}
+	}
 	if runErr != nil {
 		run.Interrupted = true
 	}

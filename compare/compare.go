@@ -212,7 +212,24 @@ func scopes(base, cur *runfile.Run) ([]measure.Scope, []string) {
 		}
 	}
 	sort.Strings(notes)
-	return both, notes
+	return dropWholeCategories(base, cur, both), notes
+}
+
+// dropWholeCategories leaves out a category scope that holds every
+// request of overall in both runs (a suite of one category): its changes
+// would be overall's again, tested twice.
+func dropWholeCategories(base, cur *runfile.Run, scopes []measure.Scope) []measure.Scope {
+	whole := func(run *runfile.Run, s measure.Scope) bool {
+		return len(measure.Views(run, s)) == len(measure.Views(run, measure.Overall))
+	}
+	out := scopes[:0:0]
+	for _, s := range scopes {
+		if s.Kind == measure.KindCategory && whole(base, s) && whole(cur, s) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // Runs compares cur against base. The scopes, the requests each counts

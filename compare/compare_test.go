@@ -339,3 +339,30 @@ func TestFiguresAreTheSummary(t *testing.T) {
 		t.Errorf("notes: got %q, want the base-only category named", rep.Notes)
 	}
 }
+
+// TestWholeCategoryIsComparedOnce checks that a category holding every
+// request (a suite of one category) is not compared again beside overall,
+// while the categories of a suite of two are.
+func TestWholeCategoryIsComparedOnce(t *testing.T) {
+	scopesOf := func(rep Report) map[string]bool {
+		seen := map[string]bool{}
+		for _, c := range rep.Changes {
+			seen[c.Scope] = true
+		}
+		return seen
+	}
+	two := scopesOf(Runs(synth(1, 20, 150, 20), synth(2, 20, 150, 20), DefaultOptions()))
+	if !two["overall"] || !two["category:short"] || !two["category:long"] {
+		t.Errorf("two categories: compared scopes %v, want overall and both categories", two)
+	}
+	oneCategory := func(run *runfile.Run) *runfile.Run {
+		for i := range run.Requests {
+			run.Requests[i].Category = "short"
+		}
+		return run
+	}
+	one := scopesOf(Runs(oneCategory(synth(1, 20, 150, 20)), oneCategory(synth(2, 20, 150, 20)), DefaultOptions()))
+	if !one["overall"] || one["category:short"] {
+		t.Errorf("one category: compared scopes %v, want overall alone", one)
+	}
+}

@@ -23,13 +23,13 @@ func BenchmarkFloatVecNEON(b *testing.B) {
 		name string
 		f    func()
 	}{
-		{"DotF32/neon", func() { sink += dotF32NEON(x, y) }},
+		{"DotF32/neon", func() { sink += dotF32Vec(x, y) }},
 		{"DotF32/go", func() { sink += dotF32Go(x, y) }},
-		{"DotF16/neon", func() { sink += dotF16NEON(x, h) }},
+		{"DotF16/neon", func() { sink += dotF16Vec(x, h) }},
 		{"DotF16/go", func() { sink += dotF16Go(x, h) }},
-		{"AxpyF32/neon", func() { axpyF32NEON(y, 0x1p-20, x) }},
+		{"AxpyF32/neon", func() { axpyF32Vec(y, 0x1p-20, x) }},
 		{"AxpyF32/go", func() { axpyF32Go(y, 0x1p-20, x) }},
-		{"ToF16/neon", func() { toF16NEON(h, x) }},
+		{"ToF16/neon", func() { toF16Vec(h, x) }},
 		{"ToF16/go", func() { toF16Go(h, x) }},
 	} {
 		b.Run(k.name, func(b *testing.B) {

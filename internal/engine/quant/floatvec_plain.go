@@ -42,26 +42,30 @@ func dotF16Plain(a []float32, b []uint16) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-func scoresPlain(dst, q, k []float32, stride int) {
-	for t := range dst {
-		dst[t] = dotF32Plain(q, k[t*stride:t*stride+len(q)])
-	}
-}
+func scoresPlain(dst, q, k []float32, stride int) { scoresBy(dotF32Plain, dst, q, k, stride) }
 
 func scoresF16Plain(dst, q []float32, k []uint16, stride int) {
-	for t := range dst {
-		dst[t] = dotF16Plain(q, k[t*stride:t*stride+len(q)])
-	}
+	scoresBy(dotF16Plain, dst, q, k, stride)
 }
 
-func weightedSumPlain(out, w, v []float32, stride int) {
-	for t, a := range w {
-		axpyF32Go(out, a, v[t*stride:t*stride+len(out)])
-	}
-}
+func weightedSumPlain(out, w, v []float32, stride int) { weightedSumBy(axpyF32Go, out, w, v, stride) }
 
 func weightedSumF16Plain(out, w []float32, v []uint16, stride int) {
+	weightedSumBy(axpyF16Go, out, w, v, stride)
+}
+
+// scoresBy is Scores with dot for each cached key: dst[t] = dot(q, key t)
+// for keys stride elements apart in k.
+func scoresBy[K float32 | uint16](dot func([]float32, []K) float32, dst, q []float32, k []K, stride int) {
+	for t := range dst {
+		dst[t] = dot(q, k[t*stride:t*stride+len(q)])
+	}
+}
+
+// weightedSumBy is WeightedSum with axpy for each cached value, in order
+// of t.
+func weightedSumBy[V float32 | uint16](axpy func([]float32, float32, []V), out, w []float32, v []V, stride int) {
 	for t, a := range w {
-		axpyF16Go(out, a, v[t*stride:t*stride+len(out)])
+		axpy(out, a, v[t*stride:t*stride+len(out)])
 	}
 }

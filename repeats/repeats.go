@@ -205,14 +205,8 @@ func num(v float64, unit string) string {
 	return fmt.Sprintf("%.1f ms", v)
 }
 
-// Write writes the set to path.
-func (s *Set) Write(path string) error {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
+// Write writes the set to path atomically (runfile.WriteJSON).
+func (s *Set) Write(path string) error { return runfile.WriteJSON(path, s) }
 
 // Load reads a repeats file, or the repeats file of a directory.
 func Load(path string) (*Set, error) {

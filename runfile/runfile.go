@@ -610,10 +610,15 @@ func Decode(b []byte) (*Run, error) {
 	return &r, nil
 }
 
-// Write writes the run file to path atomically (a temporary file renamed
-// into place), so a crash never leaves half a file.
-func (r *Run) Write(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+// Write writes the run file to path atomically (see WriteJSON).
+func (r *Run) Write(path string) error { return WriteJSON(path, r) }
+
+// WriteJSON writes v as indented JSON to path atomically (a temporary file
+// in path's directory, made if missing, renamed into place), so a crash
+// never leaves half a file: the run file and every file written beside it
+// (sweep.json, repeats.json, ab.json).
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -621,7 +626,7 @@ func (r *Run) Write(path string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".run-*.json")
+	f, err := os.CreateTemp(dir, ".tokenpulse-*.json")
 	if err != nil {
 		return err
 	}

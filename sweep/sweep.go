@@ -151,27 +151,8 @@ func (s *Sweep) Unit() string {
 	return "requests/s"
 }
 
-// Write writes the sweep file to path atomically.
-func (s *Sweep) Write(path string) error {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".sweep-*.json")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+// Write writes the sweep file to path atomically (runfile.WriteJSON).
+func (s *Sweep) Write(path string) error { return runfile.WriteJSON(path, s) }
 
 // Load reads a sweep file, or the sweep file of a sweep directory.
 func Load(path string) (*Sweep, error) {

@@ -1,7 +1,6 @@
 package abtest
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -152,11 +151,5 @@ func (s Summary) WriteText(w io.Writer) error {
 	return err
 }
 
-// Write writes the summary as JSON to path.
-func (s Summary) Write(path string) error {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
+// Write writes the summary as JSON to path atomically (runfile.WriteJSON).
+func (s Summary) Write(path string) error { return runfile.WriteJSON(path, s) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/internal/chatpage"
+	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // Relay is the local origin the page is served from: it serves the chat
@@ -74,7 +75,7 @@ func (r *Relay) Holds() []float64 {
 	defer r.mu.Unlock()
 	out := make([]float64, len(r.holds))
 	for i, h := range r.holds {
-		out[i] = float64(h) / 1e6
+		out[i] = stats.Millis(int64(h))
 	}
 	return out
 }

@@ -43,7 +43,7 @@ func newBrowserView(r *runfile.Run, o Options) *browserView {
 	}
 	v := &browserView{
 		Note: fmt.Sprintf("Measured in %s (CPU throttle %g×) on %s; the relay that served the page held each request and chunk %.2f ms at p50 (%.2f ms at max); the page's clock was aligned with the Unix clock to ±%.2f ms. Painted times are Element Timing's renderTime of each token's span where the browser reported one, else the end of the first frame after its insertion.",
-			b.Chromium, b.CPUThrottle, pageName(b), b.RelayHoldMs.P50, b.RelayHoldMs.Max, float64(b.ClockUncertaintyNS)/1e6),
+			b.Chromium, b.CPUThrottle, pageName(b), b.RelayHoldMs.P50, b.RelayHoldMs.Max, stats.Millis(b.ClockUncertaintyNS)),
 		Columns: []string{"render", "reqs", "ttft p50 (network)", "visible ttft p50 model", "painted ttft p50 measured", "visible gap p95 model", "paint gap p95 measured", "paint gap max", "render overhead p50 / p95", "long frames"},
 	}
 	row := func(name string, g runfile.Group) []string {
@@ -175,7 +175,7 @@ func (t *textWriter) browser(r *runfile.Run) {
 		b = &runfile.Browser{Chromium: "Chromium"}
 	}
 	t.printf("\nwhat the eye sees (%s, CPU throttle %g×; model: %g Hz frames + %g ms batching, from arrivals; measured: paints in the page)\n",
-		b.Chromium, b.CPUThrottle, measure.Display(r).FrameHz, float64(measure.Display(r).BatchNS)/1e6)
+		b.Chromium, b.CPUThrottle, measure.Display(r).FrameHz, stats.Millis(int64(measure.Display(r).BatchNS)))
 	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for i, c := range v.Columns {
 		if i > 0 {
@@ -195,7 +195,7 @@ func (t *textWriter) browser(r *runfile.Run) {
 	}
 	tw.Flush()
 	if b.RelayHoldMs.Count > 0 {
-		t.printf("relay's added time: p50 %.2f ms, max %.2f ms per request or chunk; page clock aligned to ±%.2f ms\n", b.RelayHoldMs.P50, b.RelayHoldMs.Max, float64(b.ClockUncertaintyNS)/1e6)
+		t.printf("relay's added time: p50 %.2f ms, max %.2f ms per request or chunk; page clock aligned to ±%.2f ms\n", b.RelayHoldMs.P50, b.RelayHoldMs.Max, stats.Millis(b.ClockUncertaintyNS))
 	}
 }
 

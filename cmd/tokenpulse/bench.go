@@ -24,6 +24,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/suite"
 	"github.com/tokenpulse/tokenpulse/tokencount"
 )
@@ -399,7 +400,7 @@ func scheduleWarnings(run *runfile.Run) []string {
 		w = append(w, fmt.Sprintf("%d of %d requests found the ceiling of %d requests in flight (-c) reached and were sent late, waiting for a slot; raise -c to keep the schedule", o.SlotWaits, o.ScheduleLagMs.Count, run.Config.Concurrency))
 	}
 	limit := lagLimit(run.Config.Rate)
-	if lag := o.ScheduleLagMs; lag.Count > 0 && lag.P99 > float64(limit)/1e6 {
+	if lag := o.ScheduleLagMs; lag.Count > 0 && lag.P99 > stats.Millis(int64(limit)) {
 		w = append(w, fmt.Sprintf("the client did not keep the %s schedule at %g requests/s: schedule lag p99 %.1f ms (max %.1f ms) is above %v; the target saw other arrivals than asked for, and TTFT from t_start leaves the lag out (scheduled_ttft_ms includes it)",
 			run.Config.Arrival, run.Config.Rate, lag.P99, lag.Max, limit))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/sweep"
 )
 
@@ -162,7 +163,7 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 	if !(sf.kneeFactor >= 1) || sf.kneeFloor < 0 {
 		return nil, errors.New("--knee-factor must be ≥ 1 and --knee-floor ≥ 0")
 	}
-	p := &sweepPlan{kind: sweep.KindRate, knee: sweep.KneeRule{Factor: sf.kneeFactor, FloorMS: float64(sf.kneeFloor) / 1e6}}
+	p := &sweepPlan{kind: sweep.KindRate, knee: sweep.KneeRule{Factor: sf.kneeFactor, FloorMS: stats.Millis(int64(sf.kneeFloor))}}
 	var err error
 	switch {
 	case sf.rates != "":
@@ -318,7 +319,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 	}
 	var behind, waited []string
 	for _, st := range sw.ByLoad() {
-		if sp.kind == sweep.KindRate && st.LagP99Ms > float64(lagLimit(st.Load))/1e6 {
+		if sp.kind == sweep.KindRate && st.LagP99Ms > stats.Millis(int64(lagLimit(st.Load))) {
 			behind = append(behind, fmt.Sprintf("%g (lag p99 %.1f ms)", st.Load, st.LagP99Ms))
 		}
 		if st.SlotWaits > 0 {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // File is the profile's name in the run directory.
@@ -88,5 +89,5 @@ func (l *local) Stop() (*runfile.Profile, error) {
 	if err := l.f.Close(); err != nil {
 		return nil, err
 	}
-	return &runfile.Profile{File: File, Source: SourceEmbedded, Label: LabelKey + "=" + LabelValue, DurationMS: float64(d) / 1e6}, nil
+	return &runfile.Profile{File: File, Source: SourceEmbedded, Label: LabelKey + "=" + LabelValue, DurationMS: stats.Millis(int64(d))}, nil
 }

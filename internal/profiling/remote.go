@@ -16,6 +16,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // ErrNotExposed is returned by Remote for a target that serves no
@@ -191,5 +192,5 @@ func (r *remote) Stop() (*runfile.Profile, error) {
 	if werr := os.WriteFile(filepath.Join(r.dir, File), buf.Bytes(), 0o644); werr != nil {
 		return nil, werr
 	}
-	return &runfile.Profile{File: File, Source: SourceRemote, DurationMS: float64(dur) / 1e6}, err
+	return &runfile.Profile{File: File, Source: SourceRemote, DurationMS: stats.Millis(int64(dur))}, err
 }

@@ -53,78 +53,33 @@ func add(y, x []float32) {
 	}
 }
 
-// rmsnorm writes x / sqrt(mean(x²) + eps) * w to dst.
+// rmsnorm writes x / sqrt(mean(x²) + eps) * w to dst; the sum of squares
+// is taken in float64.
 func rmsnorm(dst, x, w []float32, eps float32) {
 	x = x[:len(dst)]
 	w = w[:len(dst)]
-	var ss float64
-	for _, v := range x {
-		ss += float64(v) * float64(v)
-	}
+	ss := sumSquares(x)
 	scale := float32(1 / math.Sqrt(ss/float64(len(x))+float64(eps)))
-	for i, v := range x {
-		dst[i] = v * scale * w[i]
-	}
+	scaleMul(dst, x, w, scale)
 }
 
-// scaleSoftmax replaces x with the softmax of x·scale, in place.
+// scaleSoftmax replaces x with the softmax of x·scale, in place: e**(v-max)
+// by the vector exp (expVec), summed in eight lanes.
 func scaleSoftmax(x []float32, scale float32) {
-	for i := range x {
-		x[i] *= scale
-	}
-	softmax(x)
-}
-
-// softmax replaces x with its softmax, in place.
-func softmax(x []float32) {
 	if len(x) == 0 {
 		return
 	}
-	mx := x[0]
-	for _, v := range x[1:] {
-		if v > mx {
-			mx = v
-		}
-	}
-	// e**(v-mx) with v-mx ≤ 0: expf's steps, inlined (this loop is the
-	// inner loop of attention).
-	const (
-		log2e = 1.44269504088896341
-		ln2hi = 0.693359375
-		ln2lo = -2.12194440e-4
-	)
-	var sum float32
-	for i, v := range x {
-		d := v - mx
-		var e float32
-		if d > -87.33 {
-			n := float32(int32(d*log2e - 0.5))
-			r := d - n*ln2hi - n*ln2lo
-			p := float32(1.0 / 720)
-			p = p*r + 1.0/120
-			p = p*r + 1.0/24
-			p = p*r + 1.0/6
-			p = p*r + 0.5
-			p = p*r + 1
-			p = p*r + 1
-			e = p * math.Float32frombits(uint32(int32(n)+127)<<23)
-		}
-		x[i] = e
-		sum += e
-	}
-	inv := 1 / sum
-	for i := range x {
-		x[i] *= inv
-	}
+	mx := scaleMax(x, scale)
+	sum := expSum(x, mx)
+	scaleVec(x, 1/sum)
 }
 
-// swiglu writes silu(gate) * up into gate.
-func swiglu(gate, up []float32) {
-	up = up[:len(gate)]
-	for i, g := range gate {
-		gate[i] = g / (1 + expf(-g)) * up[i]
-	}
-}
+// softmax replaces x with its softmax, in place.
+func softmax(x []float32) { scaleSoftmax(x, 1) }
+
+// swiglu writes silu(gate) * up into gate: g / (1 + e**-g) * u, with
+// the vector exp (expVec).
+func swiglu(gate, up []float32) { swigluVec(gate, up) }
 
 // ropeTable returns cos and sin of every rotation angle, (ctx, rope_dim/2):
 // angle = (pos / scale) * base^(-2i/rope_dim) / freq_factor[i].

@@ -72,9 +72,10 @@ func quantizeActQ8_1(dst []byte, x []float32) {
 	}
 }
 
-// quantize32 writes the 32 quants of x with scale max|x|/127 to q and
-// returns their sum and the scale.
-func quantize32(x *[32]float32, q *[32]byte) (sum int, d float32) {
+// quantize32Go writes the 32 quants of x with scale max|x|/127 to q and
+// returns their sum and the scale (quantize32 is it, in assembly where
+// there is some).
+func quantize32Go(x *[32]float32, q *[32]byte) (sum int, d float32) {
 	var amax float32
 	for _, v := range x {
 		amax = max(amax, abs32(v))
@@ -99,30 +100,34 @@ func quantizeActQ8_K(dst []byte, x []float32) {
 	nb := len(x) / qkK
 	dst = dst[:nb*q8_KBytes]
 	for i := 0; i < nb; i++ {
-		xb := (*[qkK]float32)(x[i*qkK:])
-		b := (*[q8_KBytes]byte)(dst[i*q8_KBytes:])
-		var amax, vmax float32
-		for _, v := range xb {
-			if a := abs32(v); a > amax {
-				amax, vmax = a, v
-			}
+		quantizeQ8KBlock((*[qkK]float32)(x[i*qkK:]), (*[q8_KBytes]byte)(dst[i*q8_KBytes:]))
+	}
+}
+
+// quantizeQ8KBlockGo writes one Q8_K block of x to b (quantizeQ8KBlock is
+// it, in assembly where there is some).
+func quantizeQ8KBlockGo(xb *[qkK]float32, b *[q8_KBytes]byte) {
+	var amax, vmax float32
+	for _, v := range xb {
+		if a := abs32(v); a > amax {
+			amax, vmax = a, v
 		}
-		if amax == 0 {
-			clear(b[:])
-			continue
+	}
+	if amax == 0 {
+		clear(b[:])
+		return
+	}
+	iscale := -127 / vmax
+	binary.LittleEndian.PutUint32(b[:], math.Float32bits(1/iscale))
+	q := (*[qkK]byte)(b[4:])
+	for g := 0; g < 16; g++ {
+		var s int
+		for l := 0; l < 16; l++ {
+			n := min(127, nearestInt(iscale*xb[16*g+l]))
+			q[16*g+l] = byte(int8(n))
+			s += n
 		}
-		iscale := -127 / vmax
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(1/iscale))
-		q := (*[qkK]byte)(b[4:])
-		for g := 0; g < 16; g++ {
-			var s int
-			for l := 0; l < 16; l++ {
-				n := min(127, nearestInt(iscale*xb[16*g+l]))
-				q[16*g+l] = byte(int8(n))
-				s += n
-			}
-			binary.LittleEndian.PutUint16(b[260+2*g:], uint16(int16(s)))
-		}
+		binary.LittleEndian.PutUint16(b[260+2*g:], uint16(int16(s)))
 	}
 }
 

@@ -53,7 +53,8 @@ type pool struct {
 	// the current job, set under mu before gen is incremented
 	job   rowJob
 	total int
-	chunk int
+	chunk int // the smallest chunk (see drain)
+	parts int // a claim takes 1/parts of the rows left
 	next  atomic.Int64
 
 	faultMu sync.Mutex
@@ -77,6 +78,11 @@ const (
 // calling goroutine alone: even a spinning worker costs a cache-line
 // round trip or two, and a parked one several microseconds.
 const minWork = 1 << 16
+
+// minChunkWork is the fewest multiply-adds a claim of rows takes, but
+// for the last rows of a job: about a microsecond of work, against a
+// claim's compare-and-swap on a line the other participants write too.
+const minChunkWork = 1 << 14
 
 // DefaultSpinWait is Options.SpinWait's default. Parked workers wake
 // late (a profile of 2-thread decode showed the worker doing an eighth of
@@ -219,14 +225,26 @@ func (p *pool) drainGuarded(id int) {
 	p.drain(id)
 }
 
-// drain claims chunks of the current job until none are left.
+// drain claims chunks of the current job until none are left. Chunks
+// shrink as the job goes (guided scheduling): each claim takes 1/parts of
+// the rows left, rounded up to a multiple of 4 (kernels may take rows in
+// fours), and at least p.chunk. Large first chunks keep the claims few;
+// small last ones keep a participant from waiting at the end for another
+// that started late or lost its core in the middle of a large chunk.
 func (p *pool) drain(id int) {
 	for {
-		lo := int(p.next.Add(int64(p.chunk))) - p.chunk
+		lo := int(p.next.Load())
 		if lo >= p.total {
 			return
 		}
-		p.job.runRows(id, lo, min(lo+p.chunk, p.total))
+		n := max(p.chunk, (p.total-lo)/p.parts)
+		if n > 4 {
+			n = (n + 3) &^ 3
+		}
+		if !p.next.CompareAndSwap(int64(lo), int64(lo+n)) {
+			continue
+		}
+		p.job.runRows(id, lo, min(lo+n, p.total))
 	}
 }
 
@@ -321,10 +339,10 @@ func (p *pool) run(job rowJob, total, work int) {
 		return
 	}
 	helpers = min(helpers, total-1)
-	// Chunks small enough to balance a noisy machine, large enough to
-	// amortise the atomic add: about four per participant.
-	chunk := max(1, total/(4*(helpers+1)))
-	p.job, p.total, p.chunk = job, total, chunk
+	// Chunks no smaller than minChunkWork multiply-adds (a claim costs a
+	// contended cache line), each 1/(2·participants) of what is left.
+	p.job, p.total = job, total
+	p.chunk, p.parts = max(1, minChunkWork/max(work, 1)), 2*(helpers+1)
 	p.next.Store(0)
 	p.publish()
 	p.drainGuarded(0)

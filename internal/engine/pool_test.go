@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -115,5 +116,56 @@ func TestPoolLateWakeUpOfAnEarlierJob(t *testing.T) {
 	}
 	if calls.Load() == 0 {
 		t.Fatal("the schedule under test never happened: the last worker never saw the caller parked")
+	}
+}
+
+// chunkJob records the chunks a job was handed.
+type chunkJob struct {
+	mu     sync.Mutex
+	chunks [][2]int
+}
+
+func (j *chunkJob) runRows(_, lo, hi int) {
+	j.mu.Lock()
+	j.chunks = append(j.chunks, [2]int{lo, hi})
+	j.mu.Unlock()
+}
+
+// TestPoolGuidedChunks checks the chunks of large jobs: they tile the
+// rows exactly; none but the last is below the smallest chunk; the last
+// fifth of the rows goes in pieces of at most a sixteenth (so no participant waits long
+// for another's last chunk), and the claims stay few.
+func TestPoolGuidedChunks(t *testing.T) {
+	for _, threads := range []int{2, 3} {
+		for _, c := range []struct{ total, work int }{{2304, 768}, {32000, 768}, {768, 3072}, {3072, 1536}, {50, 1 << 14}} {
+			t.Run(fmt.Sprintf("threads=%d/rows=%d/work=%d", threads, c.total, c.work), func(t *testing.T) {
+				p := newPool(threads, 50*time.Microsecond)
+				defer p.close()
+				j := &chunkJob{}
+				p.run(j, c.total, c.work)
+				slices.SortFunc(j.chunks, func(a, b [2]int) int { return a[0] - b[0] })
+				minChunk := max(1, minChunkWork/c.work)
+				end := 0
+				for i, ch := range j.chunks {
+					if ch[0] != end || ch[1] <= ch[0] {
+						t.Fatalf("chunk %d is %v after row %d: chunks %v", i, ch, end, j.chunks)
+					}
+					if ch[1] != c.total && ch[1]-ch[0] < minChunk {
+						t.Errorf("chunk %v is below the smallest chunk, %d rows", ch, minChunk)
+					}
+					if ch[0] >= c.total*8/10 && ch[1]-ch[0] > max(c.total/16, (minChunk+3)&^3) {
+						t.Errorf("chunk %v of %d rows is large this late", ch, c.total)
+					}
+					end = ch[1]
+				}
+				if end != c.total {
+					t.Fatalf("chunks end at row %d of %d", end, c.total)
+				}
+				if n := len(j.chunks); n > 48 {
+					t.Errorf("%d claims for %d rows", n, c.total)
+				}
+				t.Logf("%d chunks", len(j.chunks))
+			})
+		}
 	}
 }

@@ -72,40 +72,22 @@ type matmulJob struct {
 	// or nil when mats[i] takes the float path.
 	xq    [3][]byte
 	xqLen [3]int
-	// glu: mats are gate and up, of as many rows; a job row r is row r
-	// of both, and outs[0] becomes silu(gate)*up there (see matmulGLU).
-	glu bool
 }
 
 func (j *matmulJob) runRows(w, lo, hi int) {
-	if j.glu {
-		j.mul(0, w, lo, hi)
-		j.mul(1, w, lo, hi)
-		rows := j.mats[0].rows
-		for b := 0; b < j.batch; b++ {
-			swiglu(j.outs[0][b*rows+lo:b*rows+hi], j.outs[1][b*rows+lo:b*rows+hi])
-		}
-		return
-	}
 	start := 0
 	for i := 0; i < j.n; i++ {
+		m := j.mats[i]
 		end := j.ends[i]
 		a, b := max(lo, start)-start, min(hi, end)-start
 		if a < b {
-			j.mul(i, w, a, b)
+			if j.xq[i] != nil {
+				mulRowsQ(m, j.outs[i], j.xq[i], j.xqLen[i], j.batch, a, b)
+			} else {
+				mulRows(m, j.outs[i], j.x, j.batch, a, b, j.s.scratch[w*j.s.scrLen:(w+1)*j.s.scrLen])
+			}
 		}
 		start = end
-	}
-}
-
-// mul computes rows [a, b) of mats[i] for every input of the batch, with
-// worker w's scratch.
-func (j *matmulJob) mul(i, w, a, b int) {
-	m := j.mats[i]
-	if j.xq[i] != nil {
-		mulRowsQ(m, j.outs[i], j.xq[i], j.xqLen[i], j.batch, a, b)
-	} else {
-		mulRows(m, j.outs[i], j.x, j.batch, a, b, j.s.scratch[w*j.s.scrLen:(w+1)*j.s.scrLen])
 	}
 }
 
@@ -230,25 +212,8 @@ func (j *attnJob) runRows(w, lo, hi int) {
 
 // matmul runs out_i = W_i x for the given matrices on the pool.
 func (m *Model) matmul(s *state, x []float32, batch int, mats []*matrix, outs ...[]float32) {
-	total := m.prepareMatmul(s, x, batch, mats, outs)
-	m.pool.run(&s.mm, total, mats[0].cols*batch)
-}
-
-// matmulGLU computes gate = silu(W_gate x) * (W_up x) on the pool, each
-// worker taking matching rows of both matrices and applying swiglu to
-// them: no serial swiglu after the product. up receives W_up x.
-func (m *Model) matmulGLU(s *state, x []float32, batch int, wGate, wUp *matrix, gate, up []float32) {
-	mats := [2]*matrix{wGate, wUp}
-	m.prepareMatmul(s, x, batch, mats[:], [][]float32{gate, up})
-	s.mm.glu = true
-	m.pool.run(&s.mm, wGate.rows, 2*wGate.cols*batch)
-}
-
-// prepareMatmul sets up s.mm for out_i = W_i x, quantising x for the
-// integer paths, and returns the total number of rows.
-func (m *Model) prepareMatmul(s *state, x []float32, batch int, mats []*matrix, outs [][]float32) int {
 	j := &s.mm
-	j.n, j.x, j.batch, j.glu = len(mats), x, batch, false
+	j.n, j.x, j.batch = len(mats), x, batch
 	total := 0
 	used := 0 // slots of s.xq taken
 	for i, w := range mats {
@@ -277,7 +242,7 @@ func (m *Model) prepareMatmul(s *state, x []float32, batch int, mats []*matrix, 
 		m.pool.run(&s.qj, batch, 8*w.cols)
 		j.xq[i], j.xqLen[i] = buf, n
 	}
-	return total
+	m.pool.run(j, total, mats[0].cols*batch)
 }
 
 // forward runs tokens (at most the batch size) through the model at
@@ -285,7 +250,7 @@ func (m *Model) prepareMatmul(s *state, x []float32, batch int, mats []*matrix, 
 // s.logits.
 func (m *Model) forward(s *state, tokens []int32, pos int) {
 	c, w := m.cfg, m.w
-	B, dim, qd, kvd := len(tokens), c.Dim, c.QDim(), c.KVDim()
+	B, dim, qd, kvd, ffn := len(tokens), c.Dim, c.QDim(), c.KVDim(), c.FFN
 	for b, t := range tokens {
 		w.tokenEmbd.kern.Dequant(s.x[b*dim:(b+1)*dim], w.tokenEmbd.row(int(t)))
 	}
@@ -334,7 +299,9 @@ func (m *Model) forward(s *state, tokens []int32, pos int) {
 		for b := 0; b < B; b++ {
 			rmsnorm(s.xb[b*dim:(b+1)*dim], s.x[b*dim:(b+1)*dim], ly.ffnNorm, c.NormEps)
 		}
-		m.matmulGLU(s, s.xb, B, &ly.wGate, &ly.wUp, s.hb, s.hb2)
+		mats[0], mats[1] = &ly.wGate, &ly.wUp
+		m.matmul(s, s.xb, B, mats[:2], s.hb, s.hb2)
+		swiglu(s.hb[:B*ffn], s.hb2[:B*ffn])
 		mats[0] = &ly.wDown
 		m.matmul(s, s.hb, B, mats[:1], s.xb)
 		add(s.x[:B*dim], s.xb[:B*dim])

@@ -115,6 +115,10 @@ func (m *Model) repack(ms []*matrix, threads int) error {
 	return nil
 }
 
+// Kernels names the instruction sets of the model's integer dot products,
+// as Info.Kernels does, without Info's hash of the file.
+func (m *Model) Kernels() string { return m.w.kernelSummary() }
+
 // kernelSummary names the integer dot products the matrix products use:
 // "avx2", or "avx512-vnni on Q8_0 rearranged at load; avx2" when some
 // matrices were rearranged.

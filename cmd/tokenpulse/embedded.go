@@ -42,7 +42,6 @@ func (e *embeddedFlags) register(fl *pflag.FlagSet) {
 // repackUsage is the help of every --repack flag.
 const repackUsage = "rearrange Q8_0 weights at load for the AVX-512 VNNI kernel, on CPUs that have it (memory of their own, as much again as those weights; the load message names the kernel); --repack=false keeps the file's layout and the AVX2 kernel, for A/B runs"
 
-
 // kvTypeUsage and spinWaitUsage are the help of every --kv-type and
 // --spin-wait flag.
 const (

@@ -22,8 +22,21 @@ var q8_0VNNIRows = func() func(out []float32, xq, w []byte) {
 }()
 
 // quantizeActQ8_0VNNIImpl quantises activations for the rearranged
-// kernel.
-var quantizeActQ8_0VNNIImpl = quantizeActQ8_0VNNIGo
+// kernel: the assembly with AVX-512 VNNI (it uses VPDPBUSD for the
+// corrections), else the Go twin.
+var quantizeActQ8_0VNNIImpl = func() func(dst []byte, x []float32) {
+	if !hasVNNI {
+		return quantizeActQ8_0VNNIGo
+	}
+	return func(dst []byte, x []float32) {
+		nb := len(x) / 32
+		if nb == 0 {
+			return
+		}
+		_ = dst[nb*q8_0VNNIActBytes-1]
+		quantizeActQ8_0VNNIAsm(&dst[0], &x[0], nb)
+	}
+}()
 
 // q8_0RowsVNNI sets out[r], for the rows consecutive rearranged Q8_0
 // weight rows of nb blocks at w, to the dot product with the nb
@@ -31,3 +44,9 @@ var quantizeActQ8_0VNNIImpl = quantizeActQ8_0VNNIGo
 //
 //go:noescape
 func q8_0RowsVNNI(x, w *byte, nb int, out *float32, rows int)
+
+// quantizeActQ8_0VNNIAsm is quantizeActQ8_0VNNIGo on nb blocks
+// (q8_0vnni_amd64.s).
+//
+//go:noescape
+func quantizeActQ8_0VNNIAsm(dst *byte, x *float32, nb int)

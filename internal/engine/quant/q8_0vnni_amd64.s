@@ -144,6 +144,77 @@ vnniend:
 	VZEROUPPER
 	RET
 
+// func quantizeActQ8_0VNNIAsm(dst *byte, x *float32, nb int)
+//
+// quantizeActQ8_0VNNIGo in AVX-512, per block of 32: amax = max|x|,
+// d = amax/127 rounded to binary16 and widened, q = x·(127/amax)
+// converted with the default rounding (to nearest, ties to even) and
+// narrowed with saturation (|q| ≤ 127 already), the corrections by
+// VPDPBUSD of the quants with bytes of 128. Bit-exact with the Go twin
+// for finite inputs.
+TEXT ·quantizeActQ8_0VNNIAsm(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ nb+16(FP), CX
+	MOVQ CX, AX
+	SHLQ $5, AX
+	LEAQ (DI)(AX*1), R11  // corrections: dst + 32·nb
+	LEAQ (R11)(AX*1), R12 // scales: dst + 64·nb
+	MOVL $0x7fffffff, AX
+	VPBROADCASTD AX, Z31 // |x| mask
+	MOVL $0x42fe0000, AX // 127.0
+	VMOVD AX, X15
+	MOVL $0x80808080, AX
+	VPBROADCASTD AX, Y29 // unsigned bytes of 128
+	VXORPS X14, X14, X14
+	TESTQ CX, CX
+	JZ    qadone
+
+qaloop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	VPANDD  Z31, Z0, Z2
+	VPANDD  Z31, Z1, Z3
+	VMAXPS  Z3, Z2, Z2
+	VEXTRACTF64X4 $1, Z2, Y3
+	VMAXPS  Y3, Y2, Y2
+	VEXTRACTF128 $1, Y2, X3
+	VMAXPS  X3, X2, X2
+	VPERMILPS $0x4e, X2, X3
+	VMAXPS  X3, X2, X2
+	VPERMILPS $0xb1, X2, X3
+	VMAXPS  X3, X2, X2 // amax in every lane
+	VDIVSS  X15, X2, X4 // d = amax/127
+	VDIVSS  X2, X15, X5 // 127/amax
+	VCMPSS  $4, X14, X2, X6 // amax != 0
+	VANDPS  X6, X5, X5 // id, 0 when amax is 0
+	VBROADCASTSS X5, Z5
+	VMULPS  Z5, Z0, Z0
+	VMULPS  Z5, Z1, Z1
+	VCVTPS2DQ Z0, Z0
+	VCVTPS2DQ Z1, Z1
+	VPMOVSDB Z0, X0
+	VPMOVSDB Z1, X1
+	VINSERTI128 $1, X1, Y0, Y0
+	VMOVDQU Y0, (DI)
+	VPXORD  Y8, Y8, Y8
+	VPDPBUSD Y0, Y29, Y8 // 128 × each 4 quants' sum
+	VPSUBD  Y8, Y14, Y8
+	VMOVDQU Y8, (R11)
+	VCVTPS2PH $0, X4, X4
+	VCVTPH2PS X4, X4
+	VMOVSS  X4, (R12)
+	ADDQ $128, SI
+	ADDQ $32, DI
+	ADDQ $32, R11
+	ADDQ $4, R12
+	DECQ CX
+	JNZ  qaloop
+
+qadone:
+	VZEROUPPER
+	RET
+
 // vnniIdx holds the 8 VPERMPS index vectors of a group of 16 blocks:
 // vector j sends combined scale 2j to lanes 0-7 and 2j+1 to lanes 8-15.
 DATA vnniIdx<>+0(SB)/4, $0

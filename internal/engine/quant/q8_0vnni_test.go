@@ -268,3 +268,39 @@ func TestRepackedAvailability(t *testing.T) {
 		t.Error("Lookup knows the in-memory activation type")
 	}
 }
+
+// TestQuantizeActQ8_0VNNI holds the activation quantiser in use (the
+// assembly where there is one) to its Go twin bit for bit, on every
+// length from 1 to 40 blocks: random magnitudes from 1e-30 to 1e30
+// (binary16 scales that underflow, overflow or are subnormal), all-zero
+// blocks, ±1 blocks (quants ±127), and exact ties (a block whose max is
+// 127 scales by exactly 1, so 2.5 and -3.5 must round to even).
+func TestQuantizeActQ8_0VNNI(t *testing.T) {
+	r := rand.New(rand.NewPCG(87, 88))
+	for nb := 1; nb <= 40; nb++ {
+		x := randActs(r, 32*nb)
+		for i := 0; i < nb; i++ {
+			b := x[32*i : 32*i+32]
+			switch r.IntN(4) {
+			case 0: // ties
+				b[0] = 127
+				for j := 1; j < 32; j++ {
+					b[j] = float32(r.IntN(254)-127) + 0.5
+				}
+			case 1: // a wide range of scales
+				e := float64(r.IntN(121) - 60)
+				for j := range b {
+					b[j] = float32(r.NormFloat64() * math.Pow(10, e/2))
+				}
+			}
+		}
+		got, want := make([]byte, 68*nb), make([]byte, 68*nb)
+		quantizeActQ8_0VNNIImpl(got, x)
+		quantizeActQ8_0VNNIGo(want, x)
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%d blocks: byte %d = %#x, Go twin %#x", nb, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -132,6 +132,8 @@ type Model struct {
 	hashOnce sync.Once
 	sha      string
 
+	freeRepacked func() // frees the rearranged weights (repack.go); nil when none
+
 	mu    sync.Mutex
 	spare *Session // a session made (and warmed) by Warmup, handed out first
 }
@@ -251,6 +253,10 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 // may be used afterwards.
 func (m *Model) Close() error {
 	m.pool.close()
+	if m.freeRepacked != nil {
+		m.freeRepacked()
+		m.freeRepacked = nil
+	}
 	return m.file.Close()
 }
 

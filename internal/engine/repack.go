@@ -3,6 +3,7 @@ package engine
 import (
 	"runtime/debug"
 	"sync"
+	"unsafe"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
 )
@@ -55,11 +56,11 @@ func (w *weights) actBytesAfter(ms []*matrix) int {
 // time.
 const repackChunk = 1 << 20
 
-// repack rearranges the matrices ms into fresh memory, threads goroutines
-// sharing the rows, and points each at its copy and its kernel. The rows
-// are read from the mapped file: a fault there (the file cut short under
-// the load) is returned as ErrModelFault and leaves every matrix as it
-// was.
+// repack rearranges the matrices ms into fresh memory (allocRepacked,
+// freed by Close), threads goroutines sharing the rows, and points each
+// at its copy and its kernel. The rows are read from the mapped file: a
+// fault there (the file cut short under the load) is returned as
+// ErrModelFault and leaves every matrix as it was.
 func (m *Model) repack(ms []*matrix, threads int) error {
 	type task struct {
 		m      *matrix
@@ -69,9 +70,10 @@ func (m *Model) repack(ms []*matrix, threads int) error {
 	}
 	var tasks []task
 	dsts := make([][]byte, len(ms))
+	mem, free := allocRepacked(int(matrixBytes(ms)))
 	for i, mx := range ms {
 		rp := quant.Repacked(mx.typ)
-		dsts[i] = make([]byte, len(mx.data))
+		dsts[i], mem = mem[:len(mx.data):len(mx.data)], mem[len(mx.data):]
 		step := max(repackChunk/mx.rowBytes, 1) * mx.rowBytes
 		for lo := 0; lo < len(mx.data); lo += step {
 			tasks = append(tasks, task{mx, rp, dsts[i], lo, min(lo+step, len(mx.data))})
@@ -105,9 +107,11 @@ func (m *Model) repack(ms []*matrix, threads int) error {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
+			free()
 			return err
 		}
 	}
+	m.freeRepacked = free
 	for i, mx := range ms {
 		rp := quant.Repacked(mx.typ)
 		mx.data, mx.kern, mx.repacked = dsts[i], rp.Kernel, rp.Name
@@ -138,6 +142,9 @@ func (w *weights) kernelSummary() string {
 	}
 	return s
 }
+
+// uintptrOf is the address of b's first byte.
+func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
 
 // allLayerMatrices returns the matrices of every layer.
 func (w *weights) allLayerMatrices() []*matrix {

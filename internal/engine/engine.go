@@ -133,6 +133,7 @@ type Model struct {
 	sha      string
 
 	freeRepacked func() // frees the rearranged weights (repack.go); nil when none
+	released     []span // the file's bytes of the rearranged matrices, which Warmup does not page in
 
 	mu    sync.Mutex
 	spare *Session // a session made (and warmed) by Warmup, handed out first
@@ -239,7 +240,7 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 			mem, n, cfg.Arch, cfg.Layers, n, cfg.KVHeads, cfg.HeadSize, 2*kvType.elemBytes(), ibytes(mem.Limit), mem.LimitBy, ErrMemory)
 	}
 	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, kvType: kvType, vocabOut: tok.VocabSize(), pool: newPool(threads, spinWait(opts.SpinWait)), mem: mem, warnings: warnings}
-	if err := m.repack(toRepack, threads); err != nil {
+	if err := m.repack(toRepack, threads, !isBundled); err != nil {
 		m.pool.close()
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"runtime/debug"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -60,8 +61,10 @@ const repackChunk = 1 << 20
 // freed by Close), threads goroutines sharing the rows, and points each
 // at its copy and its kernel. The rows are read from the mapped file: a
 // fault there (the file cut short under the load) is returned as
-// ErrModelFault and leaves every matrix as it was.
-func (m *Model) repack(ms []*matrix, threads int) error {
+// ErrModelFault and leaves every matrix as it was. When mapped (the file
+// was mapped by gguf.Open, not the bundled bytes) the pages of the file
+// that only the rearranged matrices used are handed back (releaseFile).
+func (m *Model) repack(ms []*matrix, threads int, mapped bool) error {
 	type task struct {
 		m      *matrix
 		rp     *quant.Repacker
@@ -112,6 +115,10 @@ func (m *Model) repack(ms []*matrix, threads int) error {
 		}
 	}
 	m.freeRepacked = free
+	m.released = m.w.fileSpans(ms, m.file.Data())
+	if mapped {
+		releaseFile(m.file.Data(), m.released)
+	}
 	for i, mx := range ms {
 		rp := quant.Repacked(mx.typ)
 		mx.data, mx.kern, mx.repacked = dsts[i], rp.Kernel, rp.Name
@@ -141,6 +148,44 @@ func (w *weights) kernelSummary() string {
 		s += "; " + n
 	}
 	return s
+}
+
+// span is a range of byte offsets [lo, hi) in the model file.
+type span struct{ lo, hi int }
+
+// fileSpans returns, sorted, the ranges of the file data holding the
+// matrices ms that nothing else reads once they are rearranged: not the
+// token embedding's, which stays in use for lookups when the output is
+// tied to it.
+func (w *weights) fileSpans(ms []*matrix, data []byte) []span {
+	base := uintptrOf(data)
+	var out []span
+	for _, mx := range ms {
+		p := uintptrOf(mx.data)
+		if p < base || p-base >= uintptr(len(data)) || p == uintptrOf(w.tokenEmbd.data) {
+			continue
+		}
+		lo := int(p - base)
+		out = append(out, span{lo, lo + len(mx.data)})
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.lo - b.lo })
+	return out
+}
+
+// pageInSkipping is pageIn over data except the spans (sorted).
+func pageInSkipping(data []byte, skip []span) byte {
+	var x byte
+	at := 0
+	for _, s := range skip {
+		if s.lo > at {
+			x ^= pageIn(data[at:s.lo])
+		}
+		at = max(at, s.hi)
+	}
+	if at < len(data) {
+		x ^= pageIn(data[at:])
+	}
+	return x
 }
 
 // uintptrOf is the address of b's first byte.

@@ -44,6 +44,10 @@ func TestRepackUsed(t *testing.T) {
 		if m.w.tokenEmbd.kern != q8 || !inFile(m, m.w.tokenEmbd.data) {
 			t.Errorf("NoRepack %v: the token embedding left the file's layout", off)
 		}
+		// Warmup skips the file's copy of exactly the rearranged matrices.
+		if n := len(m.released); want && n != len(mats) || !want && n != 0 {
+			t.Errorf("NoRepack %v: %d file spans released, want %d", off, n, map[bool]int{true: len(mats)}[want])
+		}
 		info := m.Info()
 		if want {
 			if info.Memory.Repacked != bytes || !strings.Contains(info.Kernels, rp.Name+" on Q8_0") {
@@ -121,5 +125,23 @@ func TestRepackAgrees(t *testing.T) {
 	t.Logf("first position differs by %.3g of %.3g; argmax agrees at %d/%d; max |Δ logprob| over the top 10 = %.3g", first, scale, agree, len(lOn), worst)
 	if agree < len(lOn)-2 || worst > 0.25 {
 		t.Errorf("argmax agrees at %d/%d positions, |Δ logprob| up to %g: want all but two and at most 0.25", agree, len(lOn), worst)
+	}
+}
+
+// TestPageInSkipping: Warmup's page-in reads no byte inside the spans of
+// the rearranged matrices, and every page outside them.
+func TestPageInSkipping(t *testing.T) {
+	data := make([]byte, 64<<10)
+	data[16384] = 1 // a page start inside the skipped span
+	skip := []span{{16000, 40000}}
+	if got := pageInSkipping(data, skip); got != 0 {
+		t.Errorf("page-in read inside the skipped span (%d)", got)
+	}
+	if got := pageInSkipping(data, nil); got != 1 {
+		t.Errorf("page-in without spans = %d, want the byte at 16384", got)
+	}
+	data[16384], data[44096] = 0, 2 // read after the span (every 4 KiB from its end)
+	if got := pageInSkipping(data, skip); got != 2 {
+		t.Errorf("page-in after the span = %d, want 2", got)
 	}
 }

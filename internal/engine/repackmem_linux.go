@@ -1,6 +1,10 @@
 package engine
 
-import "golang.org/x/sys/unix"
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
 
 // hugePage is the size of a transparent huge page on the machines this
 // aims at (x86-64, 2 MiB).
@@ -29,4 +33,21 @@ func allocRepacked(n int) ([]byte, func()) {
 	b := mem[off : off+n : off+n]
 	_ = unix.Madvise(b, unix.MADV_HUGEPAGE) // advice: without it, small pages
 	return b, func() { unix.Munmap(mem) }
+}
+
+// releaseFile drops from the process the pages of the file mapping data
+// that lie wholly inside the spans (MADV_DONTNEED: the mapping is a
+// read-only shared one, so a later read would only fault them in again
+// from the page cache), so that the file's copy of the rearranged matrices
+// stops counting in the resident set.
+func releaseFile(data []byte, spans []span) {
+	ps := os.Getpagesize()
+	base := int(uintptrOf(data) % uintptr(ps))
+	for _, s := range spans {
+		lo := (base+s.lo+ps-1)/ps*ps - base
+		hi := (base+s.hi)/ps*ps - base
+		if hi > lo {
+			_ = unix.Madvise(data[lo:hi], unix.MADV_DONTNEED) // advice: at worst the pages stay
+		}
+	}
 }

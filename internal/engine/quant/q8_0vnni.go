@@ -111,8 +111,8 @@ func repackQ8_0VNNI(dst, src []byte, cols int) {
 			b := s[i*q8_0Bytes : (i+1)*q8_0Bytes]
 			d[2*i], d[2*i+1] = b[0], b[1]
 			q := qs[32*i : 32*i+32]
-			for j := range q {
-				q[j] = b[2+j] ^ 0x80
+			for j := 0; j < 32; j += 8 {
+				binary.LittleEndian.PutUint64(q[j:], binary.LittleEndian.Uint64(b[2+j:])^0x8080808080808080)
 			}
 		}
 	}

@@ -2,11 +2,14 @@ package engine
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
 )
 
@@ -143,5 +146,71 @@ func TestPageInSkipping(t *testing.T) {
 	data[16384], data[44096] = 0, 2 // read after the span (every 4 KiB from its end)
 	if got := pageInSkipping(data, skip); got != 2 {
 		t.Errorf("page-in after the span = %d, want 2", got)
+	}
+}
+
+// TestRepackTied: with the output tied to the token embedding (no
+// output.weight), the output gets a rearranged copy of its own while the
+// embedding's lookups keep reading the file's layout, and the first
+// position's logits agree with the model on the file's layout.
+func TestRepackTied(t *testing.T) {
+	rp := quant.Repacked(quant.Q8_0)
+	if rp == nil {
+		t.Skip("no repacked Q8_0 kernel on this CPU")
+	}
+	src := synthFile(t, SynthSpec{Arch: "llama", Dim: 512, Layers: 1, Heads: 8, FFN: 1024, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 6})
+	f, err := gguf.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var g gguf.Writer
+	for _, kv := range f.KV {
+		if kv.Key != "general.alignment" {
+			g.Add(kv.Key, kv.Value)
+		}
+	}
+	for i := range f.Tensors {
+		if tn := &f.Tensors[i]; tn.Name != "output.weight" {
+			g.AddTensor(tn.Name, tn.Type, tn.Dims, tn.Data)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "tied.gguf")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.WriteTo(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	on := loadModel(t, path, Options{Threads: 2})
+	off := loadModel(t, path, Options{Threads: 2, NoRepack: true})
+	if on.w.output.kern != rp.Kernel || inFile(on, on.w.output.data) || !inFile(on, on.w.tokenEmbd.data) || on.w.tokenEmbd.repacked != "" {
+		t.Fatalf("tied output: output repacked %q (in the file %v), embedding repacked %q", on.w.output.repacked, inFile(on, on.w.output.data), on.w.tokenEmbd.repacked)
+	}
+	for _, sp := range on.released {
+		if e := on.w.tokenEmbd.data; uintptrOf(on.file.Data())+uintptr(sp.lo) <= uintptrOf(e) && uintptrOf(e) < uintptrOf(on.file.Data())+uintptr(sp.hi) {
+			t.Errorf("the embedding's bytes are released: %v", sp)
+		}
+	}
+	prompt := []int32{1, 20, 30}
+	lOn, err := on.NewSession().Logits(prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lOff, err := off.NewSession().Logits(prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worst, scale float64
+	for j := range lOn[0] {
+		worst = max(worst, math.Abs(float64(lOn[0][j]-lOff[0][j])))
+		scale = max(scale, math.Abs(float64(lOff[0][j])))
+	}
+	if worst > 1e-5*scale {
+		t.Errorf("first position: logits differ by %g, more than 1e-5 of %g", worst, scale)
 	}
 }

@@ -167,6 +167,17 @@ type flushRecorder struct {
 	body    []byte
 	writes  int
 	flushes int
+
+	deadline  time.Time       // the write deadline set last
+	deadlines int             // how many times it was set
+	left      []time.Duration // per Write: the time left until the deadline
+}
+
+// SetWriteDeadline is what http.ResponseController calls.
+func (r *flushRecorder) SetWriteDeadline(d time.Time) error {
+	r.deadline = d
+	r.deadlines++
+	return nil
 }
 
 func (r *flushRecorder) Header() http.Header { return r.header }
@@ -176,6 +187,9 @@ func (r *flushRecorder) WriteHeader(int) {}
 func (r *flushRecorder) Write(p []byte) (int, error) {
 	r.body = append(r.body, p...)
 	r.writes++
+	if r.left != nil {
+		r.left = append(r.left, time.Until(r.deadline))
+	}
 	return len(p), nil
 }
 
@@ -253,4 +267,38 @@ func BenchmarkTokenEvent(b *testing.B) {
 			bufPool.Put(buf)
 		}
 	})
+}
+
+// The write deadline is renewed a sixteenth of the timeout apart, not per
+// token, and every write still has at least the timeout ahead of it.
+func TestWriteDeadlineRenewedSparingly(t *testing.T) {
+	const timeout = time.Minute
+	rec := &flushRecorder{header: http.Header{}, left: make([]time.Duration, 0, 2000)}
+	received := time.Now()
+	p := &parsed{stream: true, gen: GenRequest{ID: "req-8", Model: "bench", Received: received}}
+	o := newOutput(rec, p, false, timeout)
+	for i := range 1000 {
+		if err := o.piece(Piece{Text: "x", At: time.Now()}, i, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rec.deadlines != 1 {
+		t.Errorf("deadline set %d times for 1000 tokens within a sixteenth of the timeout, want 1", rec.deadlines)
+	}
+	// A sixteenth of the timeout later, the next token renews it.
+	o.renewed = o.renewed.Add(-timeout / 16)
+	if err := o.piece(Piece{Text: "x", At: time.Now()}, 1000, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rec.deadlines != 2 {
+		t.Errorf("deadline set %d times after a sixteenth of the timeout, want 2", rec.deadlines)
+	}
+	for i, left := range rec.left {
+		if left < timeout || left > timeout+timeout/16 {
+			t.Fatalf("write %d had %v left, want between %v and %v", i, left, timeout, timeout+timeout/16)
+		}
+	}
+	if len(rec.left) != 1001 {
+		t.Errorf("%d writes, want 1001", len(rec.left))
+	}
 }

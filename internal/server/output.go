@@ -251,7 +251,9 @@ func (o *output) fail(status int, typ, msg string) {
 	defer bufPool.Put(buf)
 	o.enc.Encode(sseEvent(o.id, buf.String()))
 	o.enc.Flush()
-	o.flush(false)
+	// Renewed like any write: the backend may have been silent for longer
+	// than the timeout before failing, and the error event must still go.
+	o.flush(true)
 }
 
 func sseEvent(id, data string) sse.Event { return sse.Event{ID: id, Data: data, Retry: -1} }

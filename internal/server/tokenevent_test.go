@@ -302,3 +302,27 @@ func TestWriteDeadlineRenewedSparingly(t *testing.T) {
 		t.Errorf("%d writes, want 1001", len(rec.left))
 	}
 }
+
+// An error event after a silence longer than the write timeout (a
+// backend that hung, then failed) still gets a whole timeout to be
+// written: fail renews the deadline as every other write does.
+func TestFailAfterSilenceRenewsDeadline(t *testing.T) {
+	const timeout = time.Minute
+	rec := &flushRecorder{header: http.Header{}, left: make([]time.Duration, 0, 4)}
+	p := &parsed{stream: true, gen: GenRequest{ID: "req-9", Model: "bench", Received: time.Now()}}
+	o := newOutput(rec, p, true, timeout)
+	if err := o.piece(Piece{Text: "x", At: time.Now()}, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Two timeouts of silence: the deadline set with that token is long past.
+	o.renewed = o.renewed.Add(-2 * timeout)
+	rec.deadline = rec.deadline.Add(-2 * timeout)
+	o.fail(http.StatusInternalServerError, "server_error", "backend failed")
+	last := rec.left[len(rec.left)-1]
+	if last < timeout {
+		t.Errorf("the error event was written with %v left before the deadline, want at least %v", last, timeout)
+	}
+	if !strings.Contains(string(rec.body), "backend failed") {
+		t.Errorf("no error event in the stream:\n%s", rec.body)
+	}
+}

@@ -168,6 +168,9 @@ type Target struct {
 	ContextLength int    `json:"context_length,omitempty"`
 	Threads       int    `json:"threads,omitempty"`
 	BatchSize     int    `json:"batch_size,omitempty"`
+	// Kernels names the engine's integer dot products ("avx2", or
+	// "avx512-vnni on Q8_0 rearranged at load; avx2").
+	Kernels string `json:"kernels,omitempty"`
 }
 
 // Device is the machine the run was measured from (and, for the embedded

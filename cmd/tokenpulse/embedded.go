@@ -24,6 +24,7 @@ type embeddedFlags struct {
 	maxMemory byteSize
 	kvType    kvTypeFlag
 	spinWait  time.Duration
+	repack    bool
 }
 
 func (e *embeddedFlags) register(fl *pflag.FlagSet) {
@@ -35,7 +36,11 @@ func (e *embeddedFlags) register(fl *pflag.FlagSet) {
 	fl.Var(&e.maxMemory, "max-memory", maxMemoryUsage)
 	fl.Var(&e.kvType, "kv-type", kvTypeUsage)
 	fl.DurationVar(&e.spinWait, "spin-wait", 0, spinWaitUsage)
+	fl.BoolVar(&e.repack, "repack", true, repackUsage)
 }
+
+// repackUsage is the help of every --repack flag.
+const repackUsage = "rearrange Q8_0 weights at load for the AVX-512 VNNI kernel, on CPUs that have it (memory of their own, as much again as those weights; the load message names the kernel); --repack=false keeps the file's layout and the AVX2 kernel, for A/B runs"
 
 // kvTypeUsage and spinWaitUsage are the help of every --kv-type and
 // --spin-wait flag.
@@ -68,7 +73,7 @@ func (e embeddedFlags) engineModel() launch.Model {
 	return launch.Model{
 		Path: e.model, Ctx: e.ctx, Threads: e.threads, Batch: e.batch, Parallel: e.parallel,
 		MaxMemory: uint64(e.maxMemory), Warn: warnTo(os.Stderr),
-		KVType: engine.KVType(e.kvType), SpinWait: e.spinWait,
+		KVType: engine.KVType(e.kvType), SpinWait: e.spinWait, NoRepack: !e.repack,
 	}
 }
 

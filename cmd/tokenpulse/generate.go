@@ -25,6 +25,7 @@ func newGenerateCmd() *cobra.Command {
 	var p engine.Params
 	var prompt string
 	var chat bool
+	repack := true
 	cmd := &cobra.Command{
 		Use:   "generate --prompt TEXT",
 		Short: "Stream a completion from the embedded engine and print its timings",
@@ -46,6 +47,7 @@ bundled stories260K model is used.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			opts.MaxMemory = uint64(maxMemory)
+			opts.NoRepack = !repack
 			opts.Warn = warnTo(cmd.ErrOrStderr())
 			return runGenerate(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), opts, p, prompt, chat)
 		},
@@ -66,6 +68,7 @@ bundled stories260K model is used.
 	fl.IntVar(&opts.BatchSize, "batch", 0, "prompt prefill batch size (0 = default)")
 	fl.Var(&maxMemory, "max-memory", maxMemoryUsage)
 	fl.Var((*kvTypeFlag)(&opts.KVType), "kv-type", "KV cache element type: f32, or f16 (half the memory, keys and values rounded to binary16)")
+	fl.BoolVar(&repack, "repack", true, repackUsage)
 	fl.DurationVar(&opts.SpinWait, "spin-wait", 0, "how long idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)")
 	return cmd
 }
@@ -116,6 +119,7 @@ func printTimings(w io.Writer, info engine.Info, warm engine.Warmup, res engine.
 		model = "bundled stories260K"
 	}
 	fmt.Fprintf(w, "\nmodel     %s (%s, %s params, %s), ctx %d, %d threads, KV cache %s\n", model, info.Arch, fmtCount(info.Params), info.Quantization, info.Ctx, info.Threads, info.KVType)
+	fmt.Fprintf(w, "kernels   %s\n", info.Kernels)
 	fmt.Fprintf(w, "load      %s (warm-up: page-in %s, KV init %s, first forward %s)\n",
 		ms(warm.Load), ms(warm.PageIn), ms(warm.KVInit), ms(warm.FirstForward))
 	fmt.Fprintf(w, "prefill   %d tokens in %s: %.1f tok/s\n", res.PromptTokens, ms(res.Prefill), perSec(res.PromptTokens, res.Prefill))

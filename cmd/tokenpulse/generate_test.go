@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/fixture"
 )
 
 func TestPrintableKeepsTextAndNeutralisesControls(t *testing.T) {
@@ -29,5 +32,23 @@ func TestGenerateMemoryAndContext(t *testing.T) {
 	out, code = cliRun(t, "generate", "--prompt", "Once", "-n", "2", "--threads", "1", "--ctx", "1024")
 	if code != exitOK || !strings.Contains(out, "warning: context size 1024 exceeds the model's own 512") {
 		t.Errorf("--ctx 1024: exit %d, output:\n%s", code, out)
+	}
+}
+
+// TestGenerateRepackFlag: the load message names the kernels; on a CPU
+// with the AVX-512 VNNI kernel a Q8_0 model's weights are rearranged for
+// it, and --repack=false keeps them in the file's layout.
+func TestGenerateRepackFlag(t *testing.T) {
+	model := fixture.Path(t, "models/stories260K-Q8_0.gguf")
+	vnni := quant.Repacked(quant.Q8_0) != nil
+	for _, flag := range []string{"--repack=true", "--repack=false"} {
+		out, code := cliRun(t, "generate", "--model", model, "--prompt", "Once", "-n", "2", "--threads", "1", flag)
+		want := "kernels   " + quant.Accel() + "\n"
+		if vnni && flag == "--repack=true" {
+			want = "kernels   avx512-vnni on Q8_0 rearranged at load; " + quant.Accel() + "\n"
+		}
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("%s: exit %d, want %q in:\n%s", flag, code, want, out)
+		}
 	}
 }

@@ -41,6 +41,7 @@ type serveFlags struct {
 	kvType                     kvTypeFlag
 	spinWait                   time.Duration
 	pprof                      bool
+	repack                     bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -92,6 +93,7 @@ SIGINT or SIGTERM shuts down gracefully: running streams get
 	fs.IntVar(&f.threads, "threads", 0, "threads per matrix product (0 = all cores)")
 	fs.IntVar(&f.batch, "batch", 0, "prompt tokens computed together in prefill (0 = the engine's default)")
 	fs.Var(&f.kvType, "kv-type", "KV cache element type: f32, or f16 (half the memory, keys and values rounded to binary16)")
+	fs.BoolVar(&f.repack, "repack", true, repackUsage)
 	fs.DurationVar(&f.spinWait, "spin-wait", 0, "how long idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)")
 	fs.IntVar(&f.parallel, "parallel", 1, "requests generating at once (1 keeps the embedded engine's token gaps steady on a CPU; with --upstream the default is 64)")
 	fs.IntVar(&f.queue, "queue", 16, "requests that may wait for a slot; more get 429 (negative = none wait)")
@@ -238,12 +240,12 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	} else {
 		b, err := launch.LoadEmbedded(ctx, launch.Model{Path: f.model, Ctx: f.ctx, Threads: f.threads, Batch: f.batch, Parallel: f.parallel,
 			MaxMemory: uint64(f.maxMemory), Warn: warnTo(cmd.ErrOrStderr()),
-			KVType: engine.KVType(f.kvType), SpinWait: f.spinWait})
+			KVType: engine.KVType(f.kvType), SpinWait: f.spinWait, NoRepack: !f.repack})
 		if err != nil {
 			return err
 		}
 		defer b.Close()
-		backend, what = b, fmt.Sprintf("model %s (context %d)", b.Models()[0], b.Model().Ctx())
+		backend, what = b, fmt.Sprintf("model %s (context %d, kernels %s)", b.Models()[0], b.Model().Ctx(), b.Model().Kernels())
 	}
 	out := cmd.OutOrStdout()
 	srv, err := launch.New(backend, launch.Options{

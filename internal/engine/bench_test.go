@@ -18,13 +18,17 @@ import (
 
 // benchModels are the models the benchmarks run: the bundled stories260K
 // and 125M-shaped synthetic models (dim 768, 12 layers, 12 heads, ffn 3072,
-// vocab 32000), synthesised once per run into a temporary directory.
+// vocab 32000), synthesised once per run into a temporary directory. A
+// name ending in -norepack loads its model's file with Options.NoRepack,
+// for A/B of the kernel on weights rearranged at load
+// (-bench 'Decode/synth125M-Q8_0' runs both).
 var benchModels = []struct {
 	name string
 	spec *SynthSpec // nil: the bundled model
 }{
 	{"stories260K", nil},
 	{"synth125M-Q8_0", &SynthSpec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q8_0, Seed: 1}},
+	{"synth125M-Q8_0-norepack", &SynthSpec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q8_0, Seed: 1}},
 	{"synth125M-Q4_K", &SynthSpec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q4_K, Seed: 1}},
 }
 
@@ -80,15 +84,16 @@ func benchLoad(b *testing.B, i int, ctx int) *Model {
 	b.Helper()
 	bm := benchModels[i]
 	path := ""
+	file, noRepack := strings.CutSuffix(bm.name, "-norepack")
 	if bm.spec != nil {
-		path = benchModelPath(b, bm.name, *bm.spec)
+		path = benchModelPath(b, file, *bm.spec)
 	} else {
 		ctx = 0 // the model's own 128
 	}
 	// Reset the peak RSS (VmHWM) so each benchmark reports its own.
 	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 	// Threads follow -cpu (GOMAXPROCS): go test -bench Decode -cpu 1,2.
-	m := loadModel(b, path, Options{Ctx: ctx, Threads: runtime.GOMAXPROCS(0)})
+	m := loadModel(b, path, Options{Ctx: ctx, Threads: runtime.GOMAXPROCS(0), NoRepack: noRepack})
 	if _, err := m.Warmup(b.Context()); err != nil {
 		b.Fatal(err)
 	}

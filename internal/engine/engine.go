@@ -94,6 +94,12 @@ type Options struct {
 	SpinWait time.Duration
 	// KVType is the element type of the KV caches; "" means KVF32.
 	KVType KVType
+	// NoRepack keeps every weight matrix in the file's layout. By default,
+	// where the CPU has a faster kernel on a rearranged layout (Q8_0 on
+	// AVX-512 VNNI, see quant.Repacked), Load copies the matrices of that
+	// type that go through matrix products into that layout, in memory of
+	// their own (counted in Memory.Repacked), and decode reads the copies.
+	NoRepack bool
 	// Warn, when set, is called with each warning about the model or the
 	// options (also kept in Info.Warnings), such as a context beyond the
 	// model's own.
@@ -125,6 +131,9 @@ type Model struct {
 
 	hashOnce sync.Once
 	sha      string
+
+	freeRepacked func() // frees the rearranged weights (repack.go); nil when none
+	released     []span // the file's bytes of the rearranged matrices, which Warmup does not page in
 
 	mu    sync.Mutex
 	spare *Session // a session made (and warmed) by Warmup, handed out first
@@ -220,13 +229,21 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	mem := estimateMemory(cfg, w, f.Size, n, batch, threads, sessions, kvType)
+	var toRepack []*matrix
+	if !opts.NoRepack {
+		toRepack = w.repackable()
+	}
+	mem := estimateMemory(cfg, w, f.Size, n, batch, threads, sessions, kvType, toRepack)
 	mem.Limit, mem.LimitBy = memoryLimit(opts.MaxMemory)
 	if mem.Total > mem.Limit {
 		return nil, fmt.Errorf("engine: the model would take %s with a context of %d (KV cache: %s.block_count %d × %d tokens × head_count_kv %d × head size %d × %d bytes); the limit is %s (%s): lower the context or raise the limit: %w",
 			mem, n, cfg.Arch, cfg.Layers, n, cfg.KVHeads, cfg.HeadSize, 2*kvType.elemBytes(), ibytes(mem.Limit), mem.LimitBy, ErrMemory)
 	}
 	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, kvType: kvType, vocabOut: tok.VocabSize(), pool: newPool(threads, spinWait(opts.SpinWait)), mem: mem, warnings: warnings}
+	if err := m.repack(toRepack, threads, !isBundled); err != nil {
+		m.pool.close()
+		return nil, err
+	}
 	m.ropeCos, m.ropeSin = ropeTable(cfg, n)
 	tmpl, _ := f.String("tokenizer.chat_template")
 	m.template = detectTemplate(tmpl)
@@ -237,6 +254,10 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 // may be used afterwards.
 func (m *Model) Close() error {
 	m.pool.close()
+	if m.freeRepacked != nil {
+		m.freeRepacked()
+		m.freeRepacked = nil
+	}
 	return m.file.Close()
 }
 
@@ -268,6 +289,7 @@ type Info struct {
 	KVType       string         `json:"kv_type"`       // "f32" or "f16"
 	Template     string         `json:"chat_template"` // recognised chat template family
 	Memory       Memory         `json:"memory"`        // what the model takes, as checked by Load
+	Kernels      string         `json:"kernels"`       // the integer dot products' instruction sets: "avx2", "avx512-vnni on Q8_0 rearranged at load; avx2"
 	Warnings     []string       `json:"warnings,omitempty"`
 }
 
@@ -287,7 +309,7 @@ func (m *Model) Info() Info {
 		Vocab: m.tok.VocabSize(), Path: m.path, Bundled: m.path == "", SHA256: m.hash(),
 		FileBytes: m.file.Size, Quantization: TypeSummary(types), TensorTypes: types,
 		Threads: m.pool.threads, Batch: m.batch, KVType: m.kvType.String(), Template: m.template.String(),
-		Memory: m.mem, Warnings: m.warnings,
+		Memory: m.mem, Kernels: m.w.kernelSummary(), Warnings: m.warnings,
 	}
 }
 

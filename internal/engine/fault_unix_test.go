@@ -19,11 +19,12 @@ import (
 // TestTruncatedModelFile truncates the mapped file of a loaded, warmed
 // model (as replacing a served model in place does): reading it then
 // faults (SIGBUS), which must fail the request with ErrModelFault and
-// leave the process, and the next request, alive.
+// leave the process, and the next request, alive. The weights stay in the
+// file's layout (NoRepack) so that the layers are read from the mapping.
 func TestTruncatedModelFile(t *testing.T) {
 	for _, threads := range []int{1, 2} {
 		path := synthFile(t, SynthSpec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, FFN: 512, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 1})
-		m := loadModel(t, path, Options{Threads: threads})
+		m := loadModel(t, path, Options{Threads: threads, NoRepack: true})
 		if _, err := m.Warmup(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -19,11 +19,12 @@ var ErrMemory = errors.New("not enough memory")
 type Memory struct {
 	Weights  uint64 `json:"weights"`  // the mapped file, paged in by Warmup
 	Decoded  uint64 `json:"decoded"`  // norms and biases decoded to float32
+	Repacked uint64 `json:"repacked"` // weight matrices rearranged at load into memory of their own (Options.NoRepack)
 	Rope     uint64 `json:"rope"`     // the rope angle tables (ctx × rope_dim)
 	KVCache  uint64 `json:"kv_cache"` // one session's K and V caches (layers × ctx × kv_dim × 2 × 4 bytes, or 2 with an f16 cache)
 	Buffers  uint64 `json:"buffers"`  // one session's activations, logits and per-thread scratch
 	Sessions int    `json:"sessions"` // sessions counted
-	Total    uint64 `json:"total"`    // Weights + Decoded + Rope + Sessions × (KVCache + Buffers)
+	Total    uint64 `json:"total"`    // Weights + Decoded + Repacked + Rope + Sessions × (KVCache + Buffers)
 	Limit    uint64 `json:"limit"`    // what Load allowed
 	LimitBy  string `json:"limit_by"` // where Limit came from ("MemAvailable", "--max-memory", ...)
 }
@@ -88,16 +89,17 @@ func (z stateSizes) bufferBytes() sat {
 	return f.mul(4).add(sat(3 * z.batch).mul(uint64(z.actLen)))
 }
 
-// estimateMemory computes what m would take with sessions sessions.
-func estimateMemory(c Config, w *weights, fileBytes int64, ctx, batch, threads, sessions int, kvType KVType) Memory {
-	z := sizesOf(c, ctx, batch, threads, w.maxActBytes(), kvType)
+// estimateMemory computes what m would take with sessions sessions, the
+// matrices repack rearranged at load.
+func estimateMemory(c Config, w *weights, fileBytes int64, ctx, batch, threads, sessions int, kvType KVType, repack []*matrix) Memory {
+	z := sizesOf(c, ctx, batch, threads, w.actBytesAfter(repack), kvType)
 	mem := Memory{
-		Weights: uint64(max(fileBytes, 0)), Decoded: w.decodedBytes(),
+		Weights: uint64(max(fileBytes, 0)), Decoded: w.decodedBytes(), Repacked: matrixBytes(repack),
 		Rope:    uint64(sat(ctx).mul(uint64(c.RopeDim / 2)).mul(2 * 4)),
 		KVCache: uint64(z.kvBytes()), Buffers: uint64(z.bufferBytes()), Sessions: sessions,
 	}
 	perSession := sat(mem.KVCache).add(sat(mem.Buffers))
-	mem.Total = uint64(sat(mem.Weights).add(sat(mem.Decoded)).add(sat(mem.Rope)).add(perSession.mul(uint64(sessions))))
+	mem.Total = uint64(sat(mem.Weights).add(sat(mem.Decoded)).add(sat(mem.Repacked)).add(sat(mem.Rope)).add(perSession.mul(uint64(sessions))))
 	return mem
 }
 
@@ -106,6 +108,9 @@ func estimateMemory(c Config, w *weights, fileBytes int64, ctx, batch, threads, 
 func (mem Memory) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (weights %s", ibytes(mem.Total), ibytes(mem.Weights+mem.Decoded))
+	if mem.Repacked > 0 {
+		fmt.Fprintf(&b, " + %s rearranged at load", ibytes(mem.Repacked))
+	}
 	fmt.Fprintf(&b, ", KV cache %s", ibytes(mem.KVCache))
 	if mem.Sessions != 1 {
 		fmt.Fprintf(&b, " × %d sessions", mem.Sessions)

@@ -202,7 +202,7 @@ func TestWarmupAndInfo(t *testing.T) {
 	info := m.Info()
 	want := Info{Arch: "llama", Name: "llama", Ctx: 512, CtxTrain: 512, Vocab: 512, Bundled: true,
 		SHA256: "047bf46455a544931cff6fef14d7910154c56afbc23ab1c5e56a72e69912c04b", FileBytes: 1185376,
-		Quantization: "F32: 48", Threads: 2, Batch: 8, KVType: "f32", Template: "raw"}
+		Quantization: "F32: 48", Threads: 2, Batch: 8, KVType: "f32", Template: "raw", Kernels: quant.Accel()}
 	params := info.Params
 	mem := info.Memory
 	info.Params, info.TensorTypes, info.Memory = 0, nil, Memory{}

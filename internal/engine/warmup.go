@@ -17,7 +17,8 @@ type Warmup struct {
 }
 
 // Warmup gets the model ready to answer with a steady stream: it pages
-// every weight in (reading one byte of every page of the file), allocates a
+// every weight in (reading one byte of every page of the file, but those of
+// the matrices rearranged at load, which decode does not read), allocates a
 // session and touches every page of its KV cache, and runs one forward
 // pass. The warmed session is handed out by the next NewSession. ctx is
 // checked between phases.
@@ -26,7 +27,7 @@ func (m *Model) Warmup(ctx context.Context) (w Warmup, err error) {
 	defer m.guard(&err)
 	w = Warmup{Load: m.loadTime}
 	t := time.Now()
-	pageSink += pageIn(m.file.Data())
+	pageSink += pageInSkipping(m.file.Data(), m.released)
 	w.PageIn = time.Since(t)
 	if err := ctx.Err(); err != nil {
 		return w, err

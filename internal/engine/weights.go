@@ -26,6 +26,10 @@ type matrix struct {
 	// machine little-endian and the data 4-byte aligned: the dot product
 	// then reads the weights in place with no decoding at all.
 	f32 []float32
+	// repacked names the kernel whose layout data was rearranged into at
+	// load (quant.Repacker.Name; kern is then that kernel and data memory
+	// of its own), "" when data is the file's (repack.go).
+	repacked string
 }
 
 // nativeLittleEndian reports whether float32 values can be read from the

@@ -69,6 +69,7 @@ func startTarget(ctx context.Context, m Model) (*Target, error) {
 		URL: s.URL, Model: b.Models()[0], Backend: "embedded",
 		ModelFile: file, ModelSHA256: info.SHA256, Quantization: info.Quantization,
 		ContextLength: info.Ctx, Threads: info.Threads, BatchSize: info.Batch,
+		Kernels: info.Kernels,
 	}
 	c := &stream.Client{BaseURL: s.URL}
 	status, h, err := c.Health(ctx)

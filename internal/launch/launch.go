@@ -125,6 +125,9 @@ type Model struct {
 	KVType engine.KVType
 	// SpinWait is engine.Options.SpinWait.
 	SpinWait time.Duration
+	// NoRepack is engine.Options.NoRepack: weights stay in the file's
+	// layout.
+	NoRepack bool
 	// MaxMemory caps what the model, its Parallel KV caches and buffers
 	// may take, in bytes (0 = the memory the machine has available); see
 	// engine.Options.MaxMemory.
@@ -140,7 +143,7 @@ func LoadEmbedded(ctx context.Context, m Model) (*embedded.Backend, error) {
 		Engine: engine.Options{
 			ModelPath: m.Path, Ctx: m.Ctx, Threads: m.Threads, BatchSize: m.Batch,
 			MaxMemory: m.MaxMemory, Sessions: max(m.Parallel, 1), Warn: m.Warn,
-			KVType: m.KVType, SpinWait: m.SpinWait,
+			KVType: m.KVType, SpinWait: m.SpinWait, NoRepack: m.NoRepack,
 		},
 		Parallel: m.Parallel,
 	})

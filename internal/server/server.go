@@ -74,7 +74,9 @@ type Options struct {
 	// stop before answering (default 5 s).
 	AbortWait time.Duration
 	// WriteTimeout bounds each write to a client; a client that stops
-	// reading for longer is dropped (default 30 s).
+	// reading for longer is dropped (default 30 s). A stream renews the
+	// deadline at most every WriteTimeout/16, not per token, so a write
+	// may wait up to 17/16 of it.
 	WriteTimeout time.Duration
 	// HeaderTimeout bounds reading a request's line and headers (default
 	// 10 s).

@@ -30,6 +30,8 @@ func actLayout(t Type) (block, bytes int) {
 		return 32, q8_1Bytes
 	case Q8_K:
 		return qkK, q8_KBytes
+	case Q8_0VNNIAct:
+		return q8_0Block, q8_0VNNIActBytes
 	}
 	return 1, 4
 }

@@ -22,8 +22,21 @@ var benchBigRows = 196608
 // cpuGB/s, gigabytes of encoded weights per second of this thread's CPU
 // time, which a busy machine descheduling the benchmark does not skew.
 func BenchmarkDotQRowsBig(b *testing.B) {
-	for _, typ := range []Type{Q8_0, Q4_K} {
-		b.Run(typ.String(), func(b *testing.B) {
+	cases := []struct {
+		name string
+		typ  Type
+		rp   *Repacker // non-nil: the rows rearranged for this kernel
+	}{{"Q8_0", Q8_0, nil}, {"Q4_K", Q4_K, nil}}
+	if rp := Repacked(Q8_0); rp != nil {
+		cases = append(cases, struct {
+			name string
+			typ  Type
+			rp   *Repacker
+		}{"Q8_0-" + rp.Name, Q8_0, rp})
+	}
+	for _, c := range cases {
+		typ := c.typ
+		b.Run(c.name, func(b *testing.B) {
 			k, _ := Lookup(typ)
 			const n, chunk = 768, 96
 			rows := benchBigRows
@@ -36,6 +49,10 @@ func BenchmarkDotQRowsBig(b *testing.B) {
 					src[j] = float32(r.NormFloat64())
 				}
 				k.Quantize(w[i*rb:(i+1)*rb], src)
+			}
+			if c.rp != nil {
+				c.rp.Repack(w, append([]byte(nil), w...), n)
+				k = c.rp.Kernel
 			}
 			xq := make([]byte, k.ActRowBytes(n))
 			k.QuantizeAct(xq, src)

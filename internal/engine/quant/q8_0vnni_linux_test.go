@@ -1,0 +1,57 @@
+//go:build linux && amd64 && !purego
+
+package quant
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// guarded returns n bytes that end where an inaccessible page begins, so
+// that reading one byte past them faults.
+func guarded(t *testing.T, n int) []byte {
+	t.Helper()
+	ps := unix.Getpagesize()
+	size := (n+ps-1)/ps*ps + ps
+	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Munmap(mem) })
+	if err := unix.Mprotect(mem[size-ps:], unix.PROT_NONE); err != nil {
+		t.Fatal(err)
+	}
+	return mem[size-ps-n : size-ps : size-ps]
+}
+
+// TestQ8_0VNNIReadsInBounds runs the assembly (kernel and quantiser) on
+// rows and activations that end right before an inaccessible page, for
+// every row length from 1 to 40 blocks: the masked loads of a row's tail
+// must not read past the last row, nor past the activations.
+func TestQ8_0VNNIReadsInBounds(t *testing.T) {
+	if q8_0VNNIRows == nil {
+		t.Skip("no AVX-512 VNNI kernel on this CPU")
+	}
+	r := rand.New(rand.NewPCG(89, 90))
+	for nb := 1; nb <= 40; nb++ {
+		const rows = 3
+		src := randQ8_0Rows(r, nb, rows)
+		w := guarded(t, len(src))
+		repackQ8_0VNNI(w, src, 32*nb)
+		x := randActs(r, 32*nb)
+		xq := guarded(t, 68*nb)
+		quantizeActQ8_0VNNIImpl(xq, x)
+		got := make([]float32, rows)
+		q8_0VNNIRows(got, xq, w)
+		for row := range got {
+			wr := w[row*34*nb : (row+1)*34*nb]
+			want := dotQ8_0VNNIGo(xq, wr)
+			if d := math.Abs(float64(got[row]) - float64(want)); !(d <= float64(nb+16)*0x1p-23*laneMagnitude(xq, wr)) {
+				t.Fatalf("%d blocks, row %d: %v, Go %v", nb, row, got[row], want)
+			}
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"runtime/debug"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+)
+
+// Rearranging weights at load. Where the CPU has a faster kernel on a
+// rearranged layout of a weight type (quant.Repacked: Q8_0 on AVX-512
+// VNNI), Load copies every matrix of that type that goes through a matrix
+// product (the layers' and the output's) into memory of its own, in that
+// layout; decode then reads those copies and not the file. The token
+// embedding keeps the file's layout, since its rows are only decoded one
+// at a time for lookup; when the output matrix is tied to it, the output
+// gets a rearranged copy of its own. Options.NoRepack turns this off.
+
+// repackable returns the matrices of w that Load rearranges when repack
+// is on.
+func (w *weights) repackable() []*matrix {
+	var ms []*matrix
+	add := func(m *matrix) {
+		if quant.Repacked(m.typ) != nil && m.f32 == nil {
+			ms = append(ms, m)
+		}
+	}
+	add(&w.output)
+	for _, m := range w.allLayerMatrices() {
+		add(m)
+	}
+	return ms
+}
+
+// matrixBytes is the size of the encoded data of ms together.
+func matrixBytes(ms []*matrix) uint64 {
+	var n uint64
+	for _, m := range ms {
+		n += uint64(len(m.data))
+	}
+	return n
+}
+
+// actBytesAfter is maxActBytes once the matrices ms are rearranged:
+// their kernels take activations of another size.
+func (w *weights) actBytesAfter(ms []*matrix) int {
+	n := w.maxActBytes()
+	for _, m := range ms {
+		n = max(n, quant.Repacked(m.typ).Kernel.ActRowBytes(m.cols))
+	}
+	return n
+}
+
+// repackChunk is how many bytes of rows one goroutine rearranges at a
+// time.
+const repackChunk = 1 << 20
+
+// repack rearranges the matrices ms into fresh memory (allocRepacked,
+// freed by Close), threads goroutines sharing the rows, and points each
+// at its copy and its kernel. The rows are read from the mapped file: a
+// fault there (the file cut short under the load) is returned as
+// ErrModelFault and leaves every matrix as it was. When mapped (the file
+// was mapped by gguf.Open, not the bundled bytes) the pages of the file
+// that only the rearranged matrices used are handed back (releaseFile).
+func (m *Model) repack(ms []*matrix, threads int, mapped bool) error {
+	type task struct {
+		m      *matrix
+		rp     *quant.Repacker
+		dst    []byte
+		lo, hi int // byte range of rows
+	}
+	var tasks []task
+	dsts := make([][]byte, len(ms))
+	mem, free := allocRepacked(int(matrixBytes(ms)))
+	for i, mx := range ms {
+		rp := quant.Repacked(mx.typ)
+		dsts[i], mem = mem[:len(mx.data):len(mx.data)], mem[len(mx.data):]
+		step := max(repackChunk/mx.rowBytes, 1) * mx.rowBytes
+		for lo := 0; lo < len(mx.data); lo += step {
+			tasks = append(tasks, task{mx, rp, dsts[i], lo, min(lo+step, len(mx.data))})
+		}
+	}
+	var (
+		next sync.Mutex
+		at   int
+		wg   sync.WaitGroup
+		errs = make([]error, max(threads, 1))
+	)
+	for g := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer m.guard(&errs[g])
+			for {
+				next.Lock()
+				i := at
+				at++
+				next.Unlock()
+				if i >= len(tasks) || errs[g] != nil {
+					return
+				}
+				t := tasks[i]
+				t.rp.Repack(t.dst[t.lo:t.hi], t.m.data[t.lo:t.hi], t.m.cols)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			free()
+			return err
+		}
+	}
+	m.freeRepacked = free
+	m.released = m.w.fileSpans(ms, m.file.Data())
+	if mapped {
+		releaseFile(m.file.Data(), m.released)
+	}
+	for i, mx := range ms {
+		rp := quant.Repacked(mx.typ)
+		mx.data, mx.kern, mx.repacked = dsts[i], rp.Kernel, rp.Name
+	}
+	return nil
+}
+
+// Kernels names the instruction sets of the model's integer dot products,
+// as Info.Kernels does, without Info's hash of the file.
+func (m *Model) Kernels() string { return m.w.kernelSummary() }
+
+// kernelSummary names the integer dot products the matrix products use:
+// "avx2", or "avx512-vnni on Q8_0 rearranged at load; avx2" when some
+// matrices were rearranged.
+func (w *weights) kernelSummary() string {
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range append([]*matrix{&w.output}, w.allLayerMatrices()...) {
+		if m.repacked != "" && !seen[m.repacked] {
+			seen[m.repacked] = true
+			names = append(names, m.repacked+" on "+m.typ.String()+" rearranged at load")
+		}
+	}
+	names = append(names, quant.Accel())
+	s := names[0]
+	for _, n := range names[1:] {
+		s += "; " + n
+	}
+	return s
+}
+
+// span is a range of byte offsets [lo, hi) in the model file.
+type span struct{ lo, hi int }
+
+// fileSpans returns, sorted, the ranges of the file data holding the
+// matrices ms that nothing else reads once they are rearranged: not the
+// token embedding's, which stays in use for lookups when the output is
+// tied to it.
+func (w *weights) fileSpans(ms []*matrix, data []byte) []span {
+	base := uintptrOf(data)
+	var out []span
+	for _, mx := range ms {
+		p := uintptrOf(mx.data)
+		if p < base || p-base >= uintptr(len(data)) || p == uintptrOf(w.tokenEmbd.data) {
+			continue
+		}
+		lo := int(p - base)
+		out = append(out, span{lo, lo + len(mx.data)})
+	}
+	slices.SortFunc(out, func(a, b span) int { return a.lo - b.lo })
+	return out
+}
+
+// pageInSkipping is pageIn over data except the spans (sorted).
+func pageInSkipping(data []byte, skip []span) byte {
+	var x byte
+	at := 0
+	for _, s := range skip {
+		if s.lo > at {
+			x ^= pageIn(data[at:s.lo])
+		}
+		at = max(at, s.hi)
+	}
+	if at < len(data) {
+		x ^= pageIn(data[at:])
+	}
+	return x
+}
+
+// uintptrOf is the address of b's first byte.
+func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+// allLayerMatrices returns the matrices of every layer.
+func (w *weights) allLayerMatrices() []*matrix {
+	var ms []*matrix
+	for i := range w.layers {
+		ly := &w.layers[i]
+		ms = append(ms, &ly.wq, &ly.wk, &ly.wv, &ly.wo, &ly.wGate, &ly.wUp, &ly.wDown)
+	}
+	return ms
+}

@@ -38,8 +38,9 @@ type output struct {
 	pending frames
 	enc     *sse.Encoder
 	tok     tokenEvent
-	renewed time.Time // when the write deadline was last set
-	err     error     // the first failed write: nothing is written after it
+	renewed time.Time        // when the write deadline was last set
+	now     func() time.Time // the clock renewDeadline reads: time.Now, or a test's
+	err     error            // the first failed write: nothing is written after it
 }
 
 // frames is a stream's frames not yet written; [sse.Encoder] writes into
@@ -57,6 +58,7 @@ func newOutput(w http.ResponseWriter, p *parsed, chat bool, timeout time.Duratio
 		w: w, rc: http.NewResponseController(w), stream: p.stream, chat: chat,
 		includeUsage: p.includeUsage, id: p.gen.ID, model: p.gen.Model,
 		created: p.gen.Received.Unix(), received: p.gen.Received, timeout: timeout,
+		now: time.Now,
 	}
 	if chat {
 		o.chunkID = "chatcmpl-" + p.gen.ID
@@ -130,10 +132,11 @@ func (o *output) flush(renew bool) error {
 // and renewed only once a sixteenth of timeout has passed since: a write
 // may then wait between timeout and 17/16 of it.
 func (o *output) renewDeadline() {
-	if !o.renewed.IsZero() && time.Since(o.renewed) < o.timeout/16 {
+	now := o.now()
+	if !o.renewed.IsZero() && now.Sub(o.renewed) < o.timeout/16 {
 		return
 	}
-	o.renewed = time.Now()
+	o.renewed = now
 	o.rc.SetWriteDeadline(o.renewed.Add(o.timeout + o.timeout/16))
 }
 

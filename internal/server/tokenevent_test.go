@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,6 +172,7 @@ type flushRecorder struct {
 	deadline  time.Time       // the write deadline set last
 	deadlines int             // how many times it was set
 	left      []time.Duration // per Write: the time left until the deadline
+	clock     *time.Time      // the scripted now the time left is taken from
 }
 
 // SetWriteDeadline is what http.ResponseController calls.
@@ -188,7 +190,7 @@ func (r *flushRecorder) Write(p []byte) (int, error) {
 	r.body = append(r.body, p...)
 	r.writes++
 	if r.left != nil {
-		r.left = append(r.left, time.Until(r.deadline))
+		r.left = append(r.left, r.deadline.Sub(*r.clock))
 	}
 	return len(p), nil
 }
@@ -270,36 +272,37 @@ func BenchmarkTokenEvent(b *testing.B) {
 }
 
 // The write deadline is renewed a sixteenth of the timeout apart, not per
-// token, and every write still has at least the timeout ahead of it.
+// token, and every write still has at least the timeout ahead of it. The
+// output's clock is scripted: one token a millisecond.
 func TestWriteDeadlineRenewedSparingly(t *testing.T) {
 	const timeout = time.Minute
-	rec := &flushRecorder{header: http.Header{}, left: make([]time.Duration, 0, 2000)}
-	received := time.Now()
-	p := &parsed{stream: true, gen: GenRequest{ID: "req-8", Model: "bench", Received: received}}
+	now := time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
+	rec := &flushRecorder{header: http.Header{}, left: make([]time.Duration, 0, 8000), clock: &now}
+	p := &parsed{stream: true, gen: GenRequest{ID: "req-8", Model: "bench", Received: now}}
 	o := newOutput(rec, p, false, timeout)
-	for i := range 1000 {
-		if err := o.piece(Piece{Text: "x", At: time.Now()}, i, 1); err != nil {
+	o.now = func() time.Time { return now }
+	renewedAt := []int{}
+	for i := range 8000 {
+		before := rec.deadlines
+		if err := o.piece(Piece{Text: "x", At: now}, i, 1); err != nil {
 			t.Fatal(err)
 		}
+		if rec.deadlines != before {
+			renewedAt = append(renewedAt, i)
+		}
+		now = now.Add(time.Millisecond)
 	}
-	if rec.deadlines != 1 {
-		t.Errorf("deadline set %d times for 1000 tokens within a sixteenth of the timeout, want 1", rec.deadlines)
-	}
-	// A sixteenth of the timeout later, the next token renews it.
-	o.renewed = o.renewed.Add(-timeout / 16)
-	if err := o.piece(Piece{Text: "x", At: time.Now()}, 1000, 1); err != nil {
-		t.Fatal(err)
-	}
-	if rec.deadlines != 2 {
-		t.Errorf("deadline set %d times after a sixteenth of the timeout, want 2", rec.deadlines)
+	// timeout/16 is 3.75 s: 3750 tokens apart.
+	if want := []int{0, 3750, 7500}; !slices.Equal(renewedAt, want) {
+		t.Errorf("deadline set at tokens %v, want %v", renewedAt, want)
 	}
 	for i, left := range rec.left {
 		if left < timeout || left > timeout+timeout/16 {
 			t.Fatalf("write %d had %v left, want between %v and %v", i, left, timeout, timeout+timeout/16)
 		}
 	}
-	if len(rec.left) != 1001 {
-		t.Errorf("%d writes, want 1001", len(rec.left))
+	if len(rec.left) != 8000 {
+		t.Errorf("%d writes, want 8000", len(rec.left))
 	}
 }
 
@@ -308,16 +311,20 @@ func TestWriteDeadlineRenewedSparingly(t *testing.T) {
 // written: fail renews the deadline as every other write does.
 func TestFailAfterSilenceRenewsDeadline(t *testing.T) {
 	const timeout = time.Minute
-	rec := &flushRecorder{header: http.Header{}, left: make([]time.Duration, 0, 4)}
-	p := &parsed{stream: true, gen: GenRequest{ID: "req-9", Model: "bench", Received: time.Now()}}
+	now := time.Date(2026, 12, 1, 7, 0, 0, 0, time.UTC)
+	rec := &flushRecorder{header: http.Header{}, left: make([]time.Duration, 0, 4), clock: &now}
+	p := &parsed{stream: true, gen: GenRequest{ID: "req-9", Model: "bench", Received: now}}
 	o := newOutput(rec, p, true, timeout)
-	if err := o.piece(Piece{Text: "x", At: time.Now()}, 0, 1); err != nil {
+	o.now = func() time.Time { return now }
+	if err := o.piece(Piece{Text: "x", At: now}, 0, 1); err != nil {
 		t.Fatal(err)
 	}
 	// Two timeouts of silence: the deadline set with that token is long past.
-	o.renewed = o.renewed.Add(-2 * timeout)
-	rec.deadline = rec.deadline.Add(-2 * timeout)
+	now = now.Add(2 * timeout)
 	o.fail(http.StatusInternalServerError, "server_error", "backend failed")
+	if rec.deadlines != 2 {
+		t.Errorf("deadline set %d times, want 2 (the token, then the error event)", rec.deadlines)
+	}
 	last := rec.left[len(rec.left)-1]
 	if last < timeout {
 		t.Errorf("the error event was written with %v left before the deadline, want at least %v", last, timeout)

@@ -46,6 +46,46 @@ func swigluScalar(gate, up []float32) {
 	}
 }
 
+// expf returns e**x in float32 to within about 2 ulp (TestExpf), the
+// scalar exp the kernels used before expVec: x = n·ln2 + r with
+// |r| ≤ ln2/2, e**r by a degree-6 polynomial, and 2**n put into the
+// exponent bits.
+func expf(x float32) float32 {
+	if !(x >= -87.33 && x <= 88.72) {
+		switch {
+		case x > 88.72:
+			return float32(math.Inf(1))
+		case x < -87.33:
+			return 0
+		}
+		return x // NaN
+	}
+	const (
+		log2e = 1.44269504088896341
+		ln2hi = 0.693359375
+		ln2lo = -2.12194440e-4
+	)
+	t := x * log2e
+	if t < 0 {
+		t -= 0.5
+	} else {
+		t += 0.5
+	}
+	n := float32(int32(t)) // round to nearest
+	r := x - n*ln2hi - n*ln2lo
+	p := float32(1.0 / 720)
+	p = p*r + 1.0/120
+	p = p*r + 1.0/24
+	p = p*r + 1.0/6
+	p = p*r + 0.5
+	p = p*r + 1
+	p = p*r + 1
+	if n > 127 { // 2**128 is not a float32, but e**x may still be
+		return p * 2 * math.Float32frombits(uint32(int32(n)+126)<<23)
+	}
+	return p * math.Float32frombits(uint32(int32(n)+127)<<23)
+}
+
 // TestVectorMatchesScalar compares the vector kernels with the scalar
 // ones they replaced, on activations of a model's sizes: rmsnorm within
 // 1 float32 step (only the order of a float64 sum differs), swiglu within

@@ -67,12 +67,12 @@ func FuzzQuantize32(f *testing.F) {
 		var amax float32
 		for _, v := range x {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				t.Skip()
+				t.Skip("not finite: the twins agree on finite input only")
 			}
 			amax = max(amax, abs32(v))
 		}
 		if amax != 0 && math.IsInf(float64(127/amax), 0) {
-			t.Skip() // max|x| below 127/MaxFloat32: see quantize32
+			t.Skip("max|x| below 127/MaxFloat32: see quantize32")
 		}
 		checkQuantize32(t, &x)
 	})
@@ -148,12 +148,12 @@ func FuzzQuantizeQ8K(f *testing.F) {
 		var amax float32
 		for _, v := range x {
 			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				t.Skip()
+				t.Skip("not finite: the twins agree on finite input only")
 			}
 			amax = max(amax, abs32(v))
 		}
 		if amax != 0 && math.IsInf(float64(127/amax), 0) {
-			t.Skip()
+			t.Skip("max|x| below 127/MaxFloat32: see quantize32")
 		}
 		checkQ8K(t, &x)
 	})

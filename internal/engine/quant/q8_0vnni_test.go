@@ -202,7 +202,7 @@ func FuzzQ8_0VNNIAsm(f *testing.F) {
 	if q8_0VNNIRows == nil {
 		f.Skip("no AVX-512 VNNI kernel on this CPU")
 	}
-	for _, s := range [][2]uint8{{1, 1}, {16, 2}, {17, 3}, {24, 4}, {31, 1}, {96, 2}} {
+	for _, s := range [][2]uint8{{1, 1}, {2, 1}, {15, 2}, {16, 2}, {17, 3}, {24, 4}, {31, 1}, {32, 5}, {96, 2}} {
 		f.Add(s[0], s[1], uint64(s[0]))
 	}
 	f.Fuzz(func(t *testing.T, nb, rows uint8, seed uint64) {

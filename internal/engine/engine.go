@@ -134,6 +134,9 @@ type Model struct {
 
 	freeRepacked func() // frees the rearranged weights (repack.go); nil when none
 	released     []span // the file's bytes of the rearranged matrices, which Warmup does not page in
+	// releaseMapped: the file is mapped from disk (not the bundled bytes),
+	// so the released spans' pages may be dropped (dropReleased).
+	releaseMapped bool
 
 	mu    sync.Mutex
 	spare *Session // a session made (and warmed) by Warmup, handed out first
@@ -345,6 +348,7 @@ func (m *Model) hash() string {
 		defer m.guard(&err)
 		h := sha256.Sum256(m.file.Data())
 		m.sha = hex.EncodeToString(h[:])
+		m.dropReleased() // the sum read them in again
 	})
 	return m.sha
 }

@@ -116,14 +116,23 @@ func (m *Model) repack(ms []*matrix, threads int, mapped bool) error {
 	}
 	m.freeRepacked = free
 	m.released = m.w.fileSpans(ms, m.file.Data())
-	if mapped {
-		releaseFile(m.file.Data(), m.released)
-	}
+	m.releaseMapped = mapped
+	m.dropReleased()
 	for i, mx := range ms {
 		rp := quant.Repacked(mx.typ)
 		mx.data, mx.kern, mx.repacked = dsts[i], rp.Kernel, rp.Name
 	}
 	return nil
+}
+
+// dropReleased hands the file's pages of the rearranged matrices back
+// (releaseFile) when the file is mapped from disk: after repack, and after
+// anything that reads the whole mapping (the hash of Info) and so pages
+// them in again.
+func (m *Model) dropReleased() {
+	if m.releaseMapped {
+		releaseFile(m.file.Data(), m.released)
+	}
 }
 
 // Kernels names the instruction sets of the model's integer dot products,

@@ -28,6 +28,9 @@ func (m *Model) Warmup(ctx context.Context) (w Warmup, err error) {
 	w = Warmup{Load: m.loadTime}
 	t := time.Now()
 	pageSink += pageInSkipping(m.file.Data(), m.released)
+	// A fault maps a whole folio of the page cache, which may reach into
+	// the spans skipped (Linux maps large folios, up to 2 MiB, at once).
+	m.dropReleased()
 	w.PageIn = time.Since(t)
 	if err := ctx.Err(); err != nil {
 		return w, err

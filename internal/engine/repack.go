@@ -82,6 +82,8 @@ func (m *Model) repack(ms []*matrix, threads int, mapped bool) error {
 			tasks = append(tasks, task{mx, rp, dsts[i], lo, min(lo+step, len(mx.data))})
 		}
 	}
+	// A fault ends the goroutine it hit (its guard sets its error); the
+	// others go on with what is left.
 	var (
 		next sync.Mutex
 		at   int
@@ -99,7 +101,7 @@ func (m *Model) repack(ms []*matrix, threads int, mapped bool) error {
 				i := at
 				at++
 				next.Unlock()
-				if i >= len(tasks) || errs[g] != nil {
+				if i >= len(tasks) {
 					return
 				}
 				t := tasks[i]

@@ -57,6 +57,10 @@ type pool struct {
 	parts int // a claim takes 1/parts of the rows left
 	next  atomic.Int64
 
+	// the stalls seen in a row (see stalled), under mu
+	stalls    int
+	lastStall time.Time
+
 	faultMu sync.Mutex
 	fault   any // the first panic of the current job, re-raised by run on its caller
 }
@@ -307,20 +311,43 @@ func (p *pool) spinning() bool {
 
 // Stall detection: the caller waiting longer than stallWait for the
 // workers after finishing its own share (a share is tens of
-// microseconds) means a worker lost its core; spinning then stops for
-// calmFor.
+// microseconds) means a worker lost its core. One stall alone is a
+// worker that lost its core once (on a small machine, to the process
+// reading the stream, say), and stopping the spin for it made whole runs
+// of tokens slow: served on 2 cores, the token-gap CV was 20–29 % with a
+// stall enough against 13–22 % with a run of them needed (Q4_K, six
+// interleaved rounds each). So spinning stops for calmFor only after
+// stallRun stalls, each within stallSpan of the one before, as on a
+// machine with more busy threads than cores, where the caller stalls on
+// job after job.
 const (
 	stallWait = 500 * time.Microsecond
+	stallSpan = 100 * time.Millisecond
+	stallRun  = 3
 	calmFor   = 250 * time.Millisecond
 )
 
-// watch stops spinning for calmFor when the wait that began at t0 was a
-// stall.
+// watch counts the wait that began at t0 as a stall when it was one.
 func (p *pool) watch(t0 time.Time) {
 	if p.spin == 0 {
 		return
 	}
 	if now := time.Now(); now.Sub(t0) > stallWait {
+		p.stalled(now)
+	}
+}
+
+// stalled records a stall seen at now and stops spinning for calmFor
+// once stallRun stalls have come each within stallSpan of the one
+// before. Called by the caller of run, under mu.
+func (p *pool) stalled(now time.Time) {
+	if p.stalls > 0 && now.Sub(p.lastStall) < stallSpan {
+		p.stalls++
+	} else {
+		p.stalls = 1
+	}
+	p.lastStall = now
+	if p.stalls >= stallRun {
 		p.calmUntil.Store(now.Add(calmFor).UnixNano())
 	}
 }

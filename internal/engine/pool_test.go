@@ -169,3 +169,31 @@ func TestPoolGuidedChunks(t *testing.T) {
 		}
 	}
 }
+
+// One stall (a worker that lost its core once) leaves spinning on; a run
+// of stallRun stalls each within stallSpan of the one before stops it for
+// calmFor from the last; stalls further apart never do.
+func TestPoolCalmNeedsARunOfStalls(t *testing.T) {
+	p := &pool{spin: DefaultSpinWait}
+	t0 := time.Unix(1000, 0)
+	step := stallSpan / 2
+	for i := range stallRun - 1 {
+		p.stalled(t0.Add(time.Duration(i) * step))
+		if c := p.calmUntil.Load(); c != 0 {
+			t.Fatalf("calm after %d stalls %v apart, want spinning on until %d", i+1, step, stallRun)
+		}
+	}
+	last := t0.Add(time.Duration(stallRun-1) * step)
+	p.stalled(last)
+	if got, want := p.calmUntil.Load(), last.Add(calmFor).UnixNano(); got != want {
+		t.Fatalf("after %d stalls %v apart calm until %d, want %d", stallRun, step, got, want)
+	}
+
+	q := &pool{spin: DefaultSpinWait}
+	for i := range 10 * stallRun {
+		q.stalled(t0.Add(time.Duration(i) * (stallSpan + time.Millisecond)))
+	}
+	if c := q.calmUntil.Load(); c != 0 {
+		t.Fatalf("calm after stalls %v apart, want none", stallSpan+time.Millisecond)
+	}
+}

@@ -16,7 +16,6 @@
 package repeats
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -210,16 +209,9 @@ func (s *Set) Write(path string) error { return runfile.WriteJSON(path, s) }
 
 // Load reads a repeats file, or the repeats file of a directory.
 func Load(path string) (*Set, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, FileName)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var s Set
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if _, err := runfile.ReadJSON(path, FileName, &s); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }

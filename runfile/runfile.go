@@ -616,6 +616,24 @@ func Decode(b []byte) (*Run, error) {
 // Write writes the run file to path atomically (see WriteJSON).
 func (r *Run) Write(path string) error { return WriteJSON(path, r) }
 
+// ReadJSON reads the JSON file at path into v; when path is a directory,
+// the file called name inside it (a run directory's sweep.json or
+// repeats.json). It returns the file's path, which a decoding error
+// names too.
+func ReadJSON(path, name string, v any) (string, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, name)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return path, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return path, fmt.Errorf("%s: %w", path, err)
+	}
+	return path, nil
+}
+
 // WriteJSON writes v as indented JSON to path atomically (a temporary file
 // in path's directory, made if missing, renamed into place), so a crash
 // never leaves half a file: the run file and every file written beside it

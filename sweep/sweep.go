@@ -20,10 +20,7 @@
 package sweep
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
@@ -156,16 +153,10 @@ func (s *Sweep) Write(path string) error { return runfile.WriteJSON(path, s) }
 
 // Load reads a sweep file, or the sweep file of a sweep directory.
 func Load(path string) (*Sweep, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		path = filepath.Join(path, FileName)
-	}
-	b, err := os.ReadFile(path)
+	var s Sweep
+	path, err := runfile.ReadJSON(path, FileName, &s)
 	if err != nil {
 		return nil, err
-	}
-	var s Sweep
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if s.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("%s: sweep schema %d, want %d", path, s.SchemaVersion, SchemaVersion)

@@ -75,8 +75,9 @@ func expSumGo(x []float32, mx float32) float32 {
 }
 
 // hsum8 adds up eight lanes as the assembly's HSUM does: the upper four
-// onto the lower, then lanes 2,3 onto 0,1, then lane 1 onto lane 0.
-func hsum8(a *[8]float32) float32 {
+// onto the lower, then lanes 2,3 onto 0,1, then lane 1 onto lane 0 (for
+// float64 sums, lanes 0-3 and 4-7 are the assembly's two accumulators).
+func hsum8[T float32 | float64](a *[8]T) T {
 	s0, s1, s2, s3 := a[0]+a[4], a[1]+a[5], a[2]+a[6], a[3]+a[7]
 	return (s0 + s2) + (s1 + s3)
 }
@@ -95,9 +96,7 @@ func sumSquaresGo(x []float32) float64 {
 	for i, v := range x {
 		acc[i&7] += float64(v) * float64(v)
 	}
-	// lanes 0-3 and 4-7 are the assembly's two accumulators
-	s0, s1, s2, s3 := acc[0]+acc[4], acc[1]+acc[5], acc[2]+acc[6], acc[3]+acc[7]
-	return (s0 + s2) + (s1 + s3)
+	return hsum8(&acc)
 }
 
 // scaleMulGo writes x * scale * w to dst.

@@ -243,7 +243,7 @@ func newModel(f *gguf.File, opts Options, isBundled bool) (*Model, error) {
 			mem, n, cfg.Arch, cfg.Layers, n, cfg.KVHeads, cfg.HeadSize, 2*kvType.elemBytes(), ibytes(mem.Limit), mem.LimitBy, ErrMemory)
 	}
 	m := &Model{cfg: cfg, file: f, w: w, tok: tok, ctx: n, batch: batch, kvType: kvType, vocabOut: tok.VocabSize(), pool: newPool(threads, spinWait(opts.SpinWait)), mem: mem, warnings: warnings}
-	if err := m.repack(toRepack, threads, !isBundled); err != nil {
+	if err := m.repack(toRepack, !isBundled); err != nil {
 		m.pool.close()
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"runtime/debug"
 	"slices"
-	"sync"
 	"unsafe"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
@@ -53,25 +52,36 @@ func (w *weights) actBytesAfter(ms []*matrix) int {
 	return n
 }
 
-// repackChunk is how many bytes of rows one goroutine rearranges at a
-// time.
+// repackChunk is how many bytes of rows one task of the repack job
+// rearranges.
 const repackChunk = 1 << 20
 
-// repack rearranges the matrices ms into fresh memory (allocRepacked,
-// freed by Close), threads goroutines sharing the rows, and points each
-// at its copy and its kernel. The rows are read from the mapped file: a
-// fault there (the file cut short under the load) is returned as
-// ErrModelFault and leaves every matrix as it was. When mapped (the file
-// was mapped by gguf.Open, not the bundled bytes) the pages of the file
-// that only the rearranged matrices used are handed back (releaseFile).
-func (m *Model) repack(ms []*matrix, threads int, mapped bool) error {
-	type task struct {
-		m      *matrix
-		rp     *quant.Repacker
-		dst    []byte
-		lo, hi int // byte range of rows
+// repackTask is a range of whole rows of one matrix to rearrange into dst.
+type repackTask struct {
+	m      *matrix
+	rp     *quant.Repacker
+	dst    []byte
+	lo, hi int // byte range of rows
+}
+
+// repackJob rearranges its tasks on the model's worker pool, a task a row.
+type repackJob []repackTask
+
+func (j repackJob) runRows(_, lo, hi int) {
+	for _, t := range j[lo:hi] {
+		t.rp.Repack(t.dst[t.lo:t.hi], t.m.data[t.lo:t.hi], t.m.cols)
 	}
-	var tasks []task
+}
+
+// repack rearranges the matrices ms into fresh memory (allocRepacked,
+// freed by Close) on the model's worker pool, and points each at its copy
+// and its kernel. The rows are read from the mapped file: a fault there
+// (the file cut short under the load) is returned as ErrModelFault and
+// leaves every matrix as it was. When mapped (the file was mapped by
+// gguf.Open, not the bundled bytes) the pages of the file that only the
+// rearranged matrices used are handed back (releaseFile).
+func (m *Model) repack(ms []*matrix, mapped bool) (err error) {
+	var job repackJob
 	dsts := make([][]byte, len(ms))
 	mem, free := allocRepacked(int(matrixBytes(ms)))
 	for i, mx := range ms {
@@ -79,43 +89,19 @@ func (m *Model) repack(ms []*matrix, threads int, mapped bool) error {
 		dsts[i], mem = mem[:len(mx.data):len(mx.data)], mem[len(mx.data):]
 		step := max(repackChunk/mx.rowBytes, 1) * mx.rowBytes
 		for lo := 0; lo < len(mx.data); lo += step {
-			tasks = append(tasks, task{mx, rp, dsts[i], lo, min(lo+step, len(mx.data))})
+			job = append(job, repackTask{mx, rp, dsts[i], lo, min(lo+step, len(mx.data))})
 		}
 	}
-	// A fault ends the goroutine it hit (its guard sets its error); the
-	// others go on with what is left.
-	var (
-		next sync.Mutex
-		at   int
-		wg   sync.WaitGroup
-		errs = make([]error, max(threads, 1))
-	)
-	for g := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer m.guard(&errs[g])
-			for {
-				next.Lock()
-				i := at
-				at++
-				next.Unlock()
-				if i >= len(tasks) {
-					return
-				}
-				t := tasks[i]
-				t.rp.Repack(t.dst[t.lo:t.hi], t.m.data[t.lo:t.hi], t.m.cols)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
+	// A fault on a worker is raised again here by the pool, once every
+	// participant is done; guard turns it into ErrModelFault.
+	defer func() {
 		if err != nil {
 			free()
-			return err
 		}
-	}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer m.guard(&err)
+	m.pool.run(job, len(job), repackChunk)
 	m.freeRepacked = free
 	m.released = m.w.fileSpans(ms, m.file.Data())
 	m.releaseMapped = mapped

@@ -26,7 +26,7 @@ func TestRepackFault(t *testing.T) {
 	if len(ms) == 0 {
 		t.Fatal("no matrix to rearrange")
 	}
-	err := m.repack(ms, 2, true)
+	err := m.repack(ms, true)
 	if !errors.Is(err, ErrModelFault) {
 		t.Fatalf("repack of a truncated file: err = %v, want ErrModelFault", err)
 	}

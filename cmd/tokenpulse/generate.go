@@ -67,9 +67,9 @@ bundled stories260K model is used.
 	fl.IntVar(&opts.Ctx, "ctx", 0, "context size (0 = min(2048, the model's); more than the model's own is allowed, with a warning)")
 	fl.IntVar(&opts.BatchSize, "batch", 0, "prompt prefill batch size (0 = default)")
 	fl.Var(&maxMemory, "max-memory", maxMemoryUsage)
-	fl.Var((*kvTypeFlag)(&opts.KVType), "kv-type", "KV cache element type: f32, or f16 (half the memory, keys and values rounded to binary16)")
+	fl.Var((*kvTypeFlag)(&opts.KVType), "kv-type", kvTypeUsage)
 	fl.BoolVar(&repack, "repack", true, repackUsage)
-	fl.DurationVar(&opts.SpinWait, "spin-wait", 0, "how long idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)")
+	fl.DurationVar(&opts.SpinWait, "spin-wait", 0, spinWaitUsage)
 	return cmd
 }
 

@@ -132,19 +132,11 @@ func FuzzDotQAVX2(f *testing.F) {
 	if !hasAVX2 {
 		f.Skip("no AVX2 on this CPU")
 	}
-	r := rand.New(rand.NewPCG(3, 5))
+	types := make([]Type, len(simdKernels))
 	for i, sk := range simdKernels {
-		k, _ := Lookup(sk.typ)
-		for _, nb := range []int{1, 2, 3, 8, 17} {
-			src := make([]float32, nb*k.BlockSize)
-			for j := range src {
-				src[j] = float32(r.NormFloat64())
-			}
-			w := make([]byte, nb*k.BlockBytes)
-			k.Quantize(w, src)
-			f.Add(uint8(i), w, uint64(nb))
-		}
+		types[i] = sk.typ
 	}
+	addQuantizedSeeds(f, types)
 	f.Fuzz(func(t *testing.T, sel uint8, data []byte, seed uint64) {
 		checkSIMD(t, int(sel)%len(simdKernels), data, seed)
 	})

@@ -154,19 +154,11 @@ func checkNEON(t *testing.T, i int, data []byte, seed uint64) {
 
 // FuzzDotQNEON holds the NEON dot products to their pure-Go twins.
 func FuzzDotQNEON(f *testing.F) {
-	r := rand.New(rand.NewPCG(3, 5))
+	types := make([]Type, len(neonTwins))
 	for i, nk := range neonTwins {
-		k, _ := Lookup(nk.typ)
-		for _, nb := range []int{1, 2, 3, 8, 17} {
-			src := make([]float32, nb*k.BlockSize)
-			for j := range src {
-				src[j] = float32(r.NormFloat64())
-			}
-			w := make([]byte, nb*k.BlockBytes)
-			k.Quantize(w, src)
-			f.Add(uint8(i), w, uint64(nb))
-		}
+		types[i] = nk.typ
 	}
+	addQuantizedSeeds(f, types)
 	f.Fuzz(func(t *testing.T, sel uint8, data []byte, seed uint64) {
 		checkNEON(t, int(sel)%len(neonTwins), data, seed)
 	})

@@ -291,3 +291,22 @@ func TestDotQRows(t *testing.T) {
 		})
 	}
 }
+
+// addQuantizedSeeds seeds a fuzz test of (kernel index, weight bytes,
+// seed) with rows of 1, 2, 3, 8 and 17 blocks of real quantised weights
+// for each of types, the kernel index being the type's place in types.
+func addQuantizedSeeds(f *testing.F, types []Type) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for i, typ := range types {
+		k, _ := Lookup(typ)
+		for _, nb := range []int{1, 2, 3, 8, 17} {
+			src := make([]float32, nb*k.BlockSize)
+			for j := range src {
+				src[j] = float32(r.NormFloat64())
+			}
+			w := make([]byte, nb*k.BlockBytes)
+			k.Quantize(w, src)
+			f.Add(uint8(i), w, uint64(nb))
+		}
+	}
+}

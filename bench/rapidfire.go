@@ -112,9 +112,20 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 	go func() { resA <- cfg.Client.Do(ctxA, reqA) }()
 
 	var trA *stream.Trace
+	triggered := false
 	select {
 	case <-trigger:
-	case trA = <-resA: // the answer ended before the user interrupted
+		triggered = true
+	case trA = <-resA:
+		// The answer ended. If its trigger token had arrived first (OnToken
+		// runs before Do returns, so a closed trigger means it did), the
+		// user still interrupted at that token: a select that finds both
+		// ready picks at random, and must not decide the scenario.
+		select {
+		case <-trigger:
+			triggered = true
+		default:
+		}
 	case <-ctx.Done():
 	}
 
@@ -123,7 +134,7 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 	var abortAt time.Time // the instant the abort was sent
 	var wg sync.WaitGroup
 	var b runfile.Request
-	if trA == nil && ctx.Err() == nil {
+	if triggered && ctx.Err() == nil {
 		abortAt = time.Now()
 		wg.Add(2)
 		go func() {
@@ -134,7 +145,9 @@ func interrupt(ctx context.Context, cfg RapidFireConfig, base Config, first, fol
 			defer wg.Done()
 			b = one(ctx, base, follow)
 		}()
-		trA = <-resA
+		if trA == nil {
+			trA = <-resA
+		}
 		wg.Wait()
 	} else {
 		if trA == nil {

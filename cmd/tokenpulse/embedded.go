@@ -46,7 +46,7 @@ const repackUsage = "rearrange Q8_0 weights at load for the AVX-512 VNNI kernel,
 // --spin-wait flag.
 const (
 	kvTypeUsage   = "KV cache element type of the embedded engine: f32, or f16 (half the memory, keys and values rounded to binary16)"
-	spinWaitUsage = "how long the embedded engine's idle workers spin for the next job before sleeping (0 = the default, 50us, paused while the machine is oversubscribed; negative, e.g. =-1ns, = never)"
+	spinWaitUsage = "how long the embedded engine's idle workers spin for the next job of a forward pass before sleeping (0 = the default, 300us; they sleep at once when a pass ends, and stop spinning while the machine is oversubscribed; negative, e.g. =-1ns, = never)"
 )
 
 // kvTypeFlag is a flag naming a KV cache type.

@@ -89,8 +89,9 @@ type Options struct {
 	// means 1.
 	Sessions int
 	// SpinWait is how long an idle worker spins waiting for the next job
-	// (and the caller for its workers) before parking; 0 means
-	// DefaultSpinWait, negative parks at once.
+	// of a forward pass before parking (the caller spins for its workers
+	// for at most 50µs of it); workers park at once when a pass ends. 0
+	// means DefaultSpinWait, negative parks at once.
 	SpinWait time.Duration
 	// KVType is the element type of the KV caches; "" means KVF32.
 	KVType KVType

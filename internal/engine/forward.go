@@ -310,4 +310,5 @@ func (m *Model) forward(s *state, tokens []int32, pos int) {
 	rmsnorm(s.xb[:dim], last, w.outputNorm, c.NormEps)
 	mats[0] = &w.output
 	m.matmul(s, s.xb[:dim], 1, mats[:1], s.logits)
+	m.pool.rest()
 }

@@ -24,8 +24,10 @@ type rowJob interface {
 // as the job itself. A job is published by incrementing an atomic
 // generation; a worker may spin on it for up to spin before it parks, and
 // the caller wakes through a channel only the workers that have parked.
-// The caller likewise may spin for the workers to finish before parking
-// until the last one wakes it.
+// The caller likewise may spin for the workers to finish (for up to
+// callerSpin) before parking until the last one wakes it. When a forward
+// pass ends, rest has the workers park at once: the pause between tokens
+// (sampling, the stream's write) is the stream reader's time on a core.
 type pool struct {
 	threads int
 	spin    time.Duration // how long to spin for a job (workers) or its end (caller) before parking
@@ -49,6 +51,9 @@ type pool struct {
 	waiting    atomic.Uint64
 	callerWake chan struct{}
 	closed     bool // set under mu before the last gen increment
+	// resting, set by rest and cleared by the next publish, has idle
+	// workers park at once instead of spinning.
+	resting atomic.Bool
 
 	// the current job, set under mu before gen is incremented
 	job   rowJob
@@ -89,14 +94,23 @@ const minWork = 1 << 16
 const minChunkWork = 1 << 14
 
 // DefaultSpinWait is Options.SpinWait's default. Parked workers wake
-// late (a profile of 2-thread decode showed the worker doing an eighth of
-// the rows: the caller had taken the rest before it woke), so idle workers
-// spin, briefly: long enough to bridge the serial steps between the jobs of
-// a forward pass, not the pause between tokens. On a machine with more
-// busy threads than cores a spinning thread is descheduled in the middle
-// of its share (measured: 0.4–0.75× with an unconditional spin), so a
-// stall seen by the caller stops spinning for a while (watch).
-const DefaultSpinWait = 50 * time.Microsecond
+// late: a goroutine woken through a channel is queued on the waker's
+// processor, and another thread takes it from there only after a sleep
+// of its own (an execution trace of `serve` showed 50–500 µs per
+// wake-up). A worker that parks 50 µs after its share falls into step
+// with a caller doing each job alone: it wakes after the job is done,
+// spins, and parks just before the next one. So idle workers spin for up
+// to 300 µs, long enough to span the gaps between the jobs of a forward
+// pass, and stop at once when the pass ends (rest), not across the pause
+// between tokens. On a machine with more busy threads than cores a
+// spinning thread is descheduled in the middle of its share, so a run of
+// stalls seen by the caller stops spinning for a while (watch).
+const DefaultSpinWait = 300 * time.Microsecond
+
+// callerSpin caps how long the caller spins for the workers to finish a
+// job before it parks: a worker that is not done within it has lost its
+// core, and spinning on would keep the core from it when they share one.
+const callerSpin = 50 * time.Microsecond
 
 func newPool(threads int, spin time.Duration) *pool {
 	if threads < 1 {
@@ -196,7 +210,7 @@ func (p *pool) spinFor(seen uint64) (uint64, bool) {
 		if g := p.gen.Load(); g != seen {
 			return g, true
 		}
-		if !spin {
+		if !spin || (i&63 == 63 && p.resting.Load()) {
 			return 0, false
 		}
 		if i&255 == 255 {
@@ -256,6 +270,7 @@ func (p *pool) drain(id int) {
 // look at the job fields set before it.
 func (p *pool) publish() {
 	p.pending.Store(int32(len(p.workers)))
+	p.resting.Store(false)
 	p.gen.Add(1)
 	for i := range p.workers {
 		w := &p.workers[i]
@@ -272,15 +287,20 @@ func (p *pool) wait() {
 		return
 	}
 	gen := p.gen.Load()
-	t0 := time.Now()
-	defer p.watch(t0)
-	var start time.Time
 	spin := p.spinning()
+	if spin {
+		// Only a wait that spun can tell that a worker lost its core: a
+		// worker parked while spinning was off wakes late on its own (see
+		// DefaultSpinWait), and counting that kept the pool calm for
+		// good once it had calmed.
+		defer p.watch(time.Now())
+	}
+	var start time.Time
 	for i := 0; p.pending.Load() != 0 && spin; i++ {
 		if i&255 == 255 {
 			if start.IsZero() {
 				start = time.Now()
-			} else if time.Since(start) > p.spin {
+			} else if time.Since(start) > min(p.spin, callerSpin) {
 				break
 			}
 			if p.crowded {
@@ -383,6 +403,12 @@ func (p *pool) run(job rowJob, total, work int) {
 		panic(r)
 	}
 }
+
+// rest tells idle workers that no job follows soon (a forward pass has
+// ended; the caller samples a token and writes it to the stream), so they
+// park at once and leave their cores to the process reading the stream
+// instead of spinning on them. The next publish wakes them.
+func (p *pool) rest() { p.resting.Store(true) }
 
 // close stops the workers.
 func (p *pool) close() {

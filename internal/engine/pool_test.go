@@ -197,3 +197,30 @@ func TestPoolCalmNeedsARunOfStalls(t *testing.T) {
 		t.Fatalf("calm after stalls %v apart, want none", stallSpan+time.Millisecond)
 	}
 }
+
+// TestPoolRestParksSpinningWorkers: workers set to spin for an hour park
+// once rest says the forward pass is over, and the next job still gets
+// every row computed once. Without rest they would spin on for the hour
+// and the wait below would run into its limit.
+func TestPoolRestParksSpinningWorkers(t *testing.T) {
+	p := newPool(3, time.Hour)
+	defer p.close()
+	job := &countJob{rows: make([]atomic.Int32, 64), workers: make([]atomic.Int32, 3)}
+	p.run(job, 64, minWork)
+	p.rest()
+	limit := time.Now().Add(10 * time.Second)
+	for i := range p.workers {
+		for p.workers[i].state.Load() != workerParked {
+			if time.Now().After(limit) {
+				t.Fatalf("worker %d still spinning 10s after rest", i+1)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	p.run(job, 64, minWork)
+	for r := range job.rows {
+		if n := job.rows[r].Load(); n != 2 {
+			t.Fatalf("row %d computed %d times over two jobs, want 2", r, n)
+		}
+	}
+}

@@ -182,7 +182,15 @@ func (p *pool) await(me *poolWorker, seen uint64) uint64 {
 		if g, ok := p.spinFor(seen); ok {
 			return g
 		}
-		me.state.Store(workerParked)
+		// Swap, not Store: this store and the load after it pair with
+		// publish's increment and its load of the state (each side writes,
+		// then reads the other's word), which needs a full fence between
+		// the two. Go's atomics give one, but under qemu-user a plain
+		// atomic store on arm64 became an x86 store that a later load can
+		// pass, and a worker and its caller each parked waiting for the
+		// other (CI's emulated arm64 engine tests hung); an exchange is a
+		// fence on every target.
+		me.state.Swap(workerParked)
 		if g := p.gen.Load(); g != seen {
 			// A job came between the last look and parking: take it back
 			// unless the caller already saw this worker parked and is
@@ -308,7 +316,7 @@ func (p *pool) wait() {
 			}
 		}
 	}
-	p.waiting.Store(gen)
+	p.waiting.Swap(gen) // Swap: a fence before the load of pending (see await)
 	if poolHook != nil {
 		poolHook(hookCallerParked)
 	}

@@ -30,7 +30,7 @@ type rowJob interface {
 // (sampling, the stream's write) is the stream reader's time on a core.
 type pool struct {
 	threads int
-	spin    time.Duration // how long to spin for a job (workers) or its end (caller) before parking
+	spin    time.Duration // how long workers spin for a job before parking (the caller for its end: at most callerSpin)
 	// calmUntil (Unix ns) stops all spinning until then: set when the
 	// caller waited so long for a worker that the worker must have been
 	// descheduled, the sign of a machine with more busy threads than

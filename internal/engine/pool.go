@@ -25,7 +25,9 @@ type rowJob interface {
 // generation; a worker may spin on it for up to spin before it parks, and
 // the caller wakes through a channel only the workers that have parked.
 // The caller likewise may spin for the workers to finish (for up to
-// callerSpin) before parking until the last one wakes it. When a forward
+// callerSpin) before parking until the last one wakes it. Spinners yield
+// their processor every spinYield, since the goroutine they wait for may
+// be queued behind them on it. When a forward
 // pass ends, rest has the workers park at once: the pause between tokens
 // (sampling, the stream's write) is the stream reader's time on a core.
 type pool struct {
@@ -149,6 +151,7 @@ func (p *pool) worker(id int) {
 const (
 	hookCallerParked = iota // wait: the caller has said it parks for gen
 	hookSawCaller           // done: the last worker saw the caller parked for its gen
+	hookSpinYield           // spinner.tick: a spinning goroutine yields its processor
 )
 
 // poolHook, when set (by tests, before a pool starts), is called at the
@@ -212,8 +215,8 @@ func (p *pool) await(me *poolWorker, seen uint64) uint64 {
 // spinFor watches the generation for up to p.spin (when spinning is on),
 // returning the first one after seen.
 func (p *pool) spinFor(seen uint64) (uint64, bool) {
-	var start time.Time
 	spin := p.spinning()
+	s := spinner{limit: p.spin, crowded: p.crowded}
 	for i := 0; ; i++ {
 		if g := p.gen.Load(); g != seen {
 			return g, true
@@ -221,19 +224,52 @@ func (p *pool) spinFor(seen uint64) (uint64, bool) {
 		if !spin || (i&63 == 63 && p.resting.Load()) {
 			return 0, false
 		}
-		if i&255 == 255 {
-			if start.IsZero() {
-				start = time.Now()
-			} else if time.Since(start) > p.spin {
-				return 0, false
-			}
-			if p.crowded {
-				// More workers than processors: spinning would keep
-				// the goroutine doing the work from running.
-				runtime.Gosched()
-			}
+		if i&255 == 255 && !s.tick() {
+			return 0, false
 		}
 	}
+}
+
+// spinYield is how long a spinning goroutine keeps its processor before
+// it yields it (runtime.Gosched). The goroutine a spinner waits for may be
+// queued on the spinner's own processor: a goroutine woken through a
+// channel is queued on its waker's, and the other processor's thread
+// comes to take it late or not at all. A trace of `serve` showed it: the
+// caller parked for its worker, the worker woke on the caller's processor,
+// finished, woke the caller onto that same processor and spun there for
+// its 300 µs while the caller waited behind it and the other processor
+// sat idle; job after job, tokens took 10–30 ms. Yielding every few
+// microseconds bounds that wait to about spinYield; when nothing else is
+// runnable the yield costs well under a microsecond.
+const spinYield = 5 * time.Microsecond
+
+// spinner paces a spin loop: tick, called every 256 turns, reads the
+// clock, yields the processor every spinYield (at every tick when the
+// pool has more threads than processors) and reports false once limit
+// has passed since the first tick.
+type spinner struct {
+	limit          time.Duration
+	crowded        bool
+	start, yielded time.Time
+}
+
+func (s *spinner) tick() bool {
+	now := time.Now()
+	if s.start.IsZero() {
+		s.start, s.yielded = now, now
+		return true
+	}
+	if now.Sub(s.start) > s.limit {
+		return false
+	}
+	if s.crowded || now.Sub(s.yielded) >= spinYield {
+		if poolHook != nil {
+			poolHook(hookSpinYield)
+		}
+		runtime.Gosched()
+		s.yielded = time.Now()
+	}
+	return true
 }
 
 // drainGuarded drains, keeping the first panic of the job for run to
@@ -303,17 +339,10 @@ func (p *pool) wait() {
 		// good once it had calmed.
 		defer p.watch(time.Now())
 	}
-	var start time.Time
+	s := spinner{limit: min(p.spin, callerSpin), crowded: p.crowded}
 	for i := 0; p.pending.Load() != 0 && spin; i++ {
-		if i&255 == 255 {
-			if start.IsZero() {
-				start = time.Now()
-			} else if time.Since(start) > min(p.spin, callerSpin) {
-				break
-			}
-			if p.crowded {
-				runtime.Gosched()
-			}
+		if i&255 == 255 && !s.tick() {
+			break
 		}
 	}
 	p.waiting.Swap(gen) // Swap: a fence before the load of pending (see await)

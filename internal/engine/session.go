@@ -154,7 +154,8 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 		// may not preempt this thread; with the workers busy too it then
 		// waited out a whole forward pass. Served on 2 cores with the
 		// client beside the server, that was one token in about a hundred
-		// read 3.3 ms late, a third of the client's gap variance; with
+		// read 3.3 ms late, a quarter to two fifths of the client's gap
+		// variance; with
 		// the yield the client read 99 % of tokens within 0.2 ms of their
 		// write. With no one waiting the call returns at once.
 		yieldCPU()

@@ -257,6 +257,10 @@ func TestPoolSpinnersYieldTheProcessor(t *testing.T) {
 	const jobs = 50
 	job := &countJob{rows: make([]atomic.Int32, 64), workers: make([]atomic.Int32, 2)}
 	for range jobs {
+		// A loaded machine may take this thread away for over stallWait
+		// in a row of jobs, which stops spinning for calmFor (as it
+		// should); each job here is to spin.
+		p.calmUntil.Store(0)
 		p.run(job, 64, minWork)
 	}
 	for r := range job.rows {

@@ -27,9 +27,9 @@ type rowJob interface {
 // The caller likewise may spin for the workers to finish (for up to
 // callerSpin) before parking until the last one wakes it. Spinners yield
 // their processor every spinYield, since the goroutine they wait for may
-// be queued behind them on it. When a forward
-// pass ends, rest has the workers park at once: the pause between tokens
-// (sampling, the stream's write) is the stream reader's time on a core.
+// be queued behind them on it. When a forward pass ends, rest has the
+// workers park at once: the pause between tokens (sampling, the stream's
+// write) is the stream reader's time on a core.
 type pool struct {
 	threads int
 	spin    time.Duration // how long workers spin for a job before parking (the caller for its end: at most callerSpin)

@@ -39,7 +39,7 @@ func startMockLogged(tb testing.TB, p mock.Profile, logWrites bool) (*Client, *w
 	hs := httptest.NewUnstartedServer(srv.Handler())
 	var wl *writeLog
 	if logWrites {
-		wl = &writeLog{at: map[int64]time.Time{}}
+		wl = &writeLog{at: map[writeKey]time.Time{}}
 		hs.Listener = &loggingListener{hs.Listener, wl}
 	}
 	hs.Start()
@@ -47,13 +47,21 @@ func startMockLogged(tb testing.TB, p mock.Profile, logWrites bool) (*Client, *w
 	return &Client{BaseURL: hs.URL, Model: mock.ModelName}, wl
 }
 
-// writeLog maps each event's emit time (tokenpulse.server_ns) to when
-// the server's write of it to the socket began: the earliest its bytes
-// could arrive. Against it, the error of an arrival leaves out the
-// server's own path from its emit stamp to the socket.
+// writeLog maps each event, by its stream's request id and its emit time
+// (tokenpulse.server_ns), to when the server began the socket write that
+// carried the event's last byte: the earliest instant a read could
+// deliver the whole event. Against it, an arrival's error is the client's
+// alone: the server's own path from its emit stamp to the socket (a
+// goroutine woken late on a loaded machine) is left out.
 type writeLog struct {
 	mu sync.Mutex
-	at map[int64]time.Time
+	at map[writeKey]time.Time
+}
+
+// writeKey names one event of one stream.
+type writeKey struct {
+	id       string
+	serverNS int64
 }
 
 type loggingListener struct {
@@ -66,71 +74,100 @@ func (l *loggingListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &loggingConn{c, l.log}, nil
+	return &loggingConn{Conn: c, log: l.log}, nil
 }
 
+// loggingConn notes the start of every write that ends an event. An event
+// split across writes is held in pending until its end arrives.
 type loggingConn struct {
 	net.Conn
-	log *writeLog
+	log     *writeLog
+	pending []byte
 }
 
-var serverNSKey = []byte(`"server_ns":`)
+var (
+	serverNSKey = []byte(`"server_ns":`)
+	idPrefix    = []byte("id: ")
+	frameEnd    = []byte("\n\n")
+)
 
+// Write logs the events that p completes before writing it, so that a
+// reader that has seen an event always finds it in the log.
 func (c *loggingConn) Write(p []byte) (int, error) {
 	at := time.Now()
-	n, err := c.Conn.Write(p)
-	for rest := p; ; {
-		i := bytes.Index(rest, serverNSKey)
+	c.pending = append(c.pending, p...)
+	for {
+		i := bytes.Index(c.pending, frameEnd)
 		if i < 0 {
 			break
 		}
-		rest = rest[i+len(serverNSKey):]
-		j := bytes.IndexAny(rest, ",}")
-		if j < 0 {
-			break
-		}
-		if ns, err := strconv.ParseInt(string(rest[:j]), 10, 64); err == nil {
+		if k, ok := frameKey(c.pending[:i]); ok {
 			c.log.mu.Lock()
-			c.log.at[ns] = at
+			c.log.at[k] = at
 			c.log.mu.Unlock()
 		}
+		c.pending = c.pending[i+len(frameEnd):]
 	}
-	return n, err
+	c.pending = slices.Clip(c.pending) // no aliasing of a caller's buffer
+	return c.Conn.Write(p)
 }
 
-// writeErrors is relativeErrors against the server's writes: for each
-// content event after the first, (arrival[i] − arrival[0]) −
-// (write[i] − write[0]); ok is false when a write is missing.
-func (wl *writeLog) writeErrors(tr *Trace) (errs []time.Duration, ok bool) {
+// frameKey reads the id line and the server_ns field of one SSE frame
+// (HTTP chunk framing around it is ignored: it never holds either key).
+func frameKey(frame []byte) (writeKey, bool) {
+	var k writeKey
+	if i := bytes.Index(frame, idPrefix); i >= 0 && (i == 0 || frame[i-1] == '\n') {
+		line := frame[i+len(idPrefix):]
+		if j := bytes.IndexByte(line, '\n'); j >= 0 {
+			k.id = string(line[:j])
+		}
+	}
+	i := bytes.Index(frame, serverNSKey)
+	if i < 0 {
+		return k, false
+	}
+	rest := frame[i+len(serverNSKey):]
+	j := bytes.IndexAny(rest, ",}")
+	if j < 0 {
+		return k, false
+	}
+	ns, err := strconv.ParseInt(string(rest[:j]), 10, 64)
+	if err != nil {
+		return k, false
+	}
+	k.serverNS = ns
+	return k, true
+}
+
+// writes returns, parallel to tr.TokenTimes, the instant the server began
+// writing each content event, as an offset from tr.Start on the same
+// clock; missing counts the events the log has no write for (a token the
+// server never sent as an event).
+func (wl *writeLog) writes(tr *Trace) (at []time.Duration, missing int) {
 	wl.mu.Lock()
 	defer wl.mu.Unlock()
-	w0, ok := wl.at[tr.ServerTimes[0]]
-	if !ok {
-		return nil, false
-	}
-	for i := 1; i < len(tr.TokenTimes); i++ {
-		w, ok := wl.at[tr.ServerTimes[i]]
-		if !ok {
-			return nil, false
+	at = make([]time.Duration, len(tr.TokenTimes))
+	for i := range tr.TokenTimes {
+		var ns int64
+		if i < len(tr.ServerTimes) {
+			ns = tr.ServerTimes[i]
 		}
-		errs = append(errs, tr.TokenTimes[i]-tr.TokenTimes[0]-w.Sub(w0))
+		w, ok := wl.at[writeKey{tr.RequestID, ns}]
+		if !ok {
+			missing++
+			at[i] = -1
+			continue
+		}
+		at[i] = w.Sub(tr.Start)
 	}
-	return errs, true
-}
-
-// emitErrors returns, for each content event of tr, its arrival on the
-// client's wall clock (Start + offset) less the mock's emit time.
-func emitErrors(tr *Trace) []time.Duration {
-	out := make([]time.Duration, len(tr.TokenTimes))
-	for i, at := range tr.TokenTimes {
-		out[i] = time.Duration(tr.Start.UnixNano() + int64(at) - tr.ServerTimes[i])
-	}
-	return out
+	return at, missing
 }
 
 // groundTruthCases are mock profiles with a long enough interval between
 // events (25–30 ms) that a timestamp off by one event, or all of them
-// stamped at the end, is far outside the bounds of [truthProblems].
+// stamped at the end, is far outside the bounds of [truthProblems], and
+// enough events (11–12) that a median is not moved by one or two tokens
+// read late on a loaded machine.
 var groundTruthCases = []struct {
 	name       string
 	p          mock.Profile
@@ -138,19 +175,21 @@ var groundTruthCases = []struct {
 	wantCounts []int // nil: one token per event
 }{
 	{"one token per event", mock.Profile{TTFT: 20 * time.Millisecond, ITL: 25 * time.Millisecond, Tokens: 12}, 12, nil},
-	{"three tokens per event", mock.Profile{TTFT: 10 * time.Millisecond, ITL: 10 * time.Millisecond, Tokens: 10, TokensPerEvent: 3}, 4, []int{3, 3, 3, 1}},
+	{"three tokens per event", mock.Profile{TTFT: 10 * time.Millisecond, ITL: 10 * time.Millisecond, Tokens: 31, TokensPerEvent: 3}, 11, append(slices.Repeat([]int{3}, 10), 1)},
 	{"jitter and stalls", mock.Profile{TTFT: 10 * time.Millisecond, ITL: 25 * time.Millisecond, Jitter: 5 * time.Millisecond, Tokens: 12, StallEvery: 4, Stall: 40 * time.Millisecond, Seed: 1}, 12, nil},
 }
 
 // TestGroundTruth holds the measured arrival of every token of 8
-// concurrent streams against the mock's emit time for the same token
-// (same machine, same clock); see [truthProblems] for the bounds.
+// concurrent streams against the instant the server began writing that
+// token's event to the socket (same machine, same clock); see
+// [truthProblems] for the bounds.
 func TestGroundTruth(t *testing.T) {
 	const streams = 8
 	for _, tt := range groundTruthCases {
 		t.Run(tt.name, func(t *testing.T) {
-			for i, tr := range runStreams(t, tt.p, streams) {
-				for _, p := range truthProblems(tr, tt.p, tt.wantEvents, tt.wantCounts) {
+			traces, wl := runStreams(t, tt.p, streams)
+			for i, tr := range traces {
+				for _, p := range truthProblems(tr, wl, tt.p, tt.wantEvents, tt.wantCounts) {
 					t.Errorf("stream %d: %s", i, p)
 				}
 			}
@@ -158,9 +197,10 @@ func TestGroundTruth(t *testing.T) {
 	}
 }
 
-// runStreams runs n concurrent streams against the mock with profile p.
-func runStreams(t *testing.T, p mock.Profile, n int) []*Trace {
-	c := startMock(t, p)
+// runStreams runs n concurrent streams against the mock with profile p,
+// logging the server's writes.
+func runStreams(t *testing.T, p mock.Profile, n int) ([]*Trace, *writeLog) {
+	c, wl := startMockLogged(t, p, true)
 	traces := make([]*Trace, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -169,25 +209,34 @@ func runStreams(t *testing.T, p mock.Profile, n int) []*Trace {
 		})
 	}
 	wg.Wait()
-	return traces
+	return traces, wl
 }
 
 // truthProblems checks a trace of the mock with profile p against the
-// mock's own account, and says what is wrong. Beyond the counts, it bounds
-// three timing errors, each by a fraction of the interval between events
-// (ITL × tokens per event, 25–30 ms here) and, on a noisy shared machine,
-// by their median or by most tokens, never by the worst one:
+// mock's own account and the server's writes (wl), and says what is
+// wrong.
 //
-//   - absolute: arrival − emit, on the one clock; its median must be in
+// The timing reference is when the server began the socket write of each
+// event, not the mock's emit stamp: on a loaded machine the server's
+// goroutine may reach the socket milliseconds after it stamped the event,
+// and that delay is the server's, not the client's. Every event must have
+// a logged write (a token the server never wrote is an invented one), and
+// the emit stamps must be set and increasing.
+//
+// Three timing errors are bounded, each by a fraction of the interval
+// between events (ITL × tokens per event, 25–30 ms here) and by their
+// median or by most tokens, never by the worst one:
+//
+//   - absolute: arrival − write, on the one clock; its median must be in
 //     [−1 ms, interval/5] (a stamp one event late is a whole interval off);
-//   - relative to the first token: (arrival[i] − arrival[0]) −
-//     (emit[i] − emit[0]); median within interval/5, and 90 % of tokens
-//     within interval/2.5 (all stamped at the end are off by up to the
-//     whole answer);
-//   - gaps: (arrival[i] − arrival[i−1]) − (emit[i] − emit[i−1]), median
-//     within interval/5, so arrivals follow the emit intervals (stalls
-//     included).
-func truthProblems(tr *Trace, p mock.Profile, events int, counts []int) (problems []string) {
+//   - shape: each token's arrival − write less the median of them, so
+//     that one late token (the first included) moves only its own error;
+//     median within interval/5, and 90 % of tokens within interval/2.5
+//     (all stamped at the end are off by up to half the answer);
+//   - gaps: (arrival[i] − arrival[i−1]) − (write[i] − write[i−1]), median
+//     within interval/5, so arrivals follow the intervals the server kept
+//     (stalls included).
+func truthProblems(tr *Trace, wl *writeLog, p mock.Profile, events int, counts []int) (problems []string) {
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	if !tr.OK() {
 		bad("Err = %v", tr.Err)
@@ -221,6 +270,11 @@ func truthProblems(tr *Trace, p mock.Profile, events int, counts []int) (problem
 	if !slices.IsSorted(tr.TokenTimes) {
 		bad("arrivals out of order: %v", tr.TokenTimes)
 	}
+	writes, missing := wl.writes(tr)
+	if missing > 0 {
+		bad("%d of %d content events were never written by the server", missing, len(writes))
+		return problems
+	}
 	if len(tr.TokenTimes) < 2 {
 		return problems
 	}
@@ -234,10 +288,18 @@ func truthProblems(tr *Trace, p mock.Profile, events int, counts []int) (problem
 		return ds[len(ds)/2]
 	}
 
-	if m := median(emitErrors(tr)); m < -time.Millisecond || m > tight {
-		bad("median arrival − emit = %v, want in [−1ms, %v]", m, tight)
+	absolute := make([]time.Duration, len(writes))
+	for j := range writes {
+		absolute[j] = tr.TokenTimes[j] - writes[j]
 	}
-	rel := relativeErrors(tr)
+	m0 := median(absolute)
+	if m0 < -time.Millisecond || m0 > tight {
+		bad("median arrival − write = %v, want in [−1ms, %v] (errors %v)", m0, tight, absolute)
+	}
+	rel := make([]time.Duration, len(absolute))
+	for j, e := range absolute {
+		rel[j] = e - m0
+	}
 	absRel := make([]time.Duration, len(rel))
 	within := 0
 	for j, e := range rel {
@@ -247,19 +309,19 @@ func truthProblems(tr *Trace, p mock.Profile, events int, counts []int) (problem
 		}
 	}
 	if m := median(absRel); m > tight {
-		bad("median |error relative to the first token| = %v, want ≤ %v (errors %v)", m, tight, rel)
+		bad("median |arrival − write − their median| = %v, want ≤ %v (errors %v)", m, tight, rel)
 	}
 	if 10*within < 9*len(rel) {
-		bad("%d of %d tokens within %v of the emit times relative to the first token, want 90%% (errors %v)", within, len(rel), loose, rel)
+		bad("%d of %d tokens within %v of the median arrival − write, want 90%% (errors %v)", within, len(rel), loose, rel)
 	}
 	gaps := make([]time.Duration, 0, len(tr.TokenTimes)-1)
 	for j := 1; j < len(tr.TokenTimes); j++ {
 		arr := tr.TokenTimes[j] - tr.TokenTimes[j-1]
-		emit := time.Duration(tr.ServerTimes[j] - tr.ServerTimes[j-1])
-		gaps = append(gaps, abs(arr-emit))
+		wrote := writes[j] - writes[j-1]
+		gaps = append(gaps, abs(arr-wrote))
 	}
 	if m := median(gaps); m > tight {
-		bad("median |arrival gap − emit gap| = %v, want ≤ %v", m, tight)
+		bad("median |arrival gap − write gap| = %v, want ≤ %v", m, tight)
 	}
 	return problems
 }
@@ -296,9 +358,9 @@ var timestampBugs = []struct {
 func TestGroundTruthRejectsBugs(t *testing.T) {
 	for _, tt := range groundTruthCases {
 		t.Run(tt.name, func(t *testing.T) {
-			traces := runStreams(t, tt.p, 4)
+			traces, wl := runStreams(t, tt.p, 4)
 			for i, tr := range traces {
-				if p := truthProblems(tr, tt.p, tt.wantEvents, tt.wantCounts); len(p) > 0 {
+				if p := truthProblems(tr, wl, tt.p, tt.wantEvents, tt.wantCounts); len(p) > 0 {
 					t.Fatalf("stream %d fails before any bug: %v", i, p)
 				}
 			}
@@ -306,7 +368,7 @@ func TestGroundTruthRejectsBugs(t *testing.T) {
 				for i, tr := range traces {
 					bad := cloneTrace(tr)
 					b.bug(bad)
-					problems := truthProblems(bad, tt.p, tt.wantEvents, tt.wantCounts)
+					problems := truthProblems(bad, wl, tt.p, tt.wantEvents, tt.wantCounts)
 					if len(problems) == 0 {
 						t.Errorf("%s: stream %d passes", b.name, i)
 					}
@@ -330,25 +392,33 @@ func cloneTrace(tr *Trace) *Trace {
 	return &c
 }
 
-// relativeErrors returns, for each content event of tr after the first,
-// its arrival relative to the first content event's arrival less its emit
-// time relative to the first event's emit:
+// relativeErrors returns, for each content event after the first, its
+// arrival relative to the first content event's arrival less its
+// reference instant relative to the first event's:
 //
-//	(arrival[i] − arrival[0]) − (emit[i] − emit[0]),  i ≥ 1.
+//	(arrival[i] − arrival[0]) − (ref[i] − ref[0]),  i ≥ 1.
 //
-// Both clocks are the same machine's, and neither the client's nor the
-// server's constant delay (TTFT, the server's path to the socket) enters,
+// The reference is the server's emit stamp or the start of its write of
+// the event; either way both clocks are the same machine's, and neither
+// side's constant delay (TTFT, the server's path to the socket) enters,
 // so this is the error of the token times a reader of the trace uses
 // (gaps, TPOT, visible stalls).
-func relativeErrors(tr *Trace) []time.Duration {
-	if len(tr.TokenTimes) < 2 {
+func relativeErrors(arrivals, ref []time.Duration) []time.Duration {
+	if len(arrivals) < 2 {
 		return nil
 	}
-	out := make([]time.Duration, 0, len(tr.TokenTimes)-1)
-	for i := 1; i < len(tr.TokenTimes); i++ {
-		arr := tr.TokenTimes[i] - tr.TokenTimes[0]
-		emit := time.Duration(tr.ServerTimes[i] - tr.ServerTimes[0])
-		out = append(out, arr-emit)
+	out := make([]time.Duration, 0, len(arrivals)-1)
+	for i := 1; i < len(arrivals); i++ {
+		out = append(out, arrivals[i]-arrivals[0]-(ref[i]-ref[0]))
+	}
+	return out
+}
+
+// emitTimes returns tr's emit stamps as offsets from tr.Start.
+func emitTimes(tr *Trace) []time.Duration {
+	out := make([]time.Duration, len(tr.ServerTimes))
+	for i, ns := range tr.ServerTimes {
+		out[i] = time.Duration(ns - tr.Start.UnixNano())
 	}
 	return out
 }
@@ -419,15 +489,16 @@ func benchmarkMeasurementError(b *testing.B, streams int, readStamps bool) {
 				failed++
 				continue
 			}
-			for _, e := range relativeErrors(tr) {
+			for _, e := range relativeErrors(tr.TokenTimes, emitTimes(tr)) {
 				errs = append(errs, max(e, -e))
 			}
-			if we, ok := wl.writeErrors(tr); ok {
-				for _, e := range we {
-					wrote = append(wrote, max(e, -e))
-				}
-			} else {
+			at, missing := wl.writes(tr)
+			if missing > 0 {
 				failed++
+				continue
+			}
+			for _, e := range relativeErrors(tr.TokenTimes, at) {
+				wrote = append(wrote, max(e, -e))
 			}
 		}
 		return errs, failed

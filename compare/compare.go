@@ -103,12 +103,76 @@ type Options struct {
 	// MinSamples is the smallest sample, on each side, that is tested;
 	// below it a change is reported as StatusTooFew.
 	MinSamples int `json:"min_samples"`
+	// TailTolerance and ExtremeTolerance replace Tolerance for the tail
+	// figures (p95s) and the extremes (gap.max, p99s): they move far more
+	// than a median between runs of an unchanged target, a maximum most of
+	// all, since one late wake-up of a loaded machine sets it (see DESIGN,
+	// "Regression verdicts"). 0 means Tolerance.
+	TailTolerance    float64 `json:"tail_tolerance,omitempty"`
+	ExtremeTolerance float64 `json:"extreme_tolerance,omitempty"`
+	// NoiseRuns is K: with K or more earlier comparable runs (Against),
+	// each figure is judged against its run-to-run noise band over the
+	// last K of them; 0 never uses a band.
+	NoiseRuns int `json:"noise_runs,omitempty"`
+	// BandAlpha is the one-sided level of a noise band ([NoiseBand]): the
+	// share of an unchanged target's runs expected above it under normal
+	// noise.
+	BandAlpha float64 `json:"band_alpha,omitempty"`
 }
 
-// DefaultOptions returns a tolerance of 10 % with floors of 2 ms and 1
-// percentage point, α = 0.01 and at least 5 samples a side.
+// DefaultOptions returns a tolerance of 10 % for medians and means, 25 %
+// for p95s and 50 % for gap.max, with floors of 2 ms and 1 percentage
+// point; α = 0.01 and at least 5 samples a side for the per-request
+// test; and noise bands of level 0.005 over the last 5 comparable runs.
+// The choices rest on the false-alarm and detection rates measured in
+// TestVerdictCalibration and in DESIGN ("Regression verdicts").
 func DefaultOptions() Options {
-	return Options{Tolerance: 0.10, FloorMS: 2, FloorRatePP: 1, Alpha: 0.01, MinSamples: 5}
+	return Options{Tolerance: 0.10, FloorMS: 2, FloorRatePP: 1, Alpha: 0.01, MinSamples: 5,
+		TailTolerance: 0.25, ExtremeTolerance: 0.50, NoiseRuns: 5, BandAlpha: 0.005}
+}
+
+// Kind is the kind of a compared figure, which sets how much it may move
+// between runs of an unchanged target.
+type Kind int
+
+// The kinds of figure.
+const (
+	// KindCentre: medians, means and rates (ttft.p50, gap.p50,
+	// tpot.mean, errors.rate, and the repeats' throughputs).
+	KindCentre Kind = iota
+	// KindTail: p95s (ttft.p95, gap.p95, e2e.p95).
+	KindTail
+	// KindExtreme: maxima and p99s (gap.max).
+	KindExtreme
+)
+
+// KindOf returns the kind of the figure named metric ("gap.max",
+// "ttft.p95", "ttft_ms.p99", ...).
+func KindOf(metric string) Kind {
+	switch {
+	case strings.HasSuffix(metric, ".max"), strings.HasSuffix(metric, ".p99"), strings.HasSuffix(metric, ".p999"):
+		return KindExtreme
+	case strings.HasSuffix(metric, ".p95"), strings.HasSuffix(metric, ".p90"):
+		return KindTail
+	}
+	return KindCentre
+}
+
+// ToleranceFor returns the practical tolerance a change of metric is held
+// to, by its kind: with a noise band or without one, a change smaller
+// than this is not worth an alarm.
+func (o Options) ToleranceFor(metric string) float64 {
+	switch KindOf(metric) {
+	case KindTail:
+		if o.TailTolerance > 0 {
+			return o.TailTolerance
+		}
+	case KindExtreme:
+		if o.ExtremeTolerance > 0 {
+			return o.ExtremeTolerance
+		}
+	}
+	return o.Tolerance
 }
 
 // Status is the judgement on one change (Change.Status).
@@ -122,6 +186,8 @@ const (
 	StatusImproved Status = "improved"
 	// StatusWithin: the change is within the tolerance.
 	StatusWithin Status = "within tolerance"
+	// StatusWithinNoise: the new figure is inside its noise band.
+	StatusWithinNoise Status = "within noise"
 	// StatusNotSignificant: beyond the tolerance but the test cannot tell
 	// it from noise.
 	StatusNotSignificant Status = "not significant"
@@ -164,6 +230,45 @@ type Report struct {
 	// Method names the test when it is not the per-request one (a
 	// comparison of repeats: Welch's t-test on run-level figures).
 	Method string `json:"method,omitempty"`
+	// Evidence says what the verdict rests on: EvidenceBand,
+	// EvidenceRequests or EvidenceRepeats.
+	Evidence string `json:"evidence,omitempty"`
+	// NoiseRuns is the number of earlier runs the bands were estimated
+	// from (0 without bands); NoiseWanted is Options.NoiseRuns when a
+	// history was consulted.
+	NoiseRuns   int `json:"noise_runs,omitempty"`
+	NoiseWanted int `json:"noise_wanted,omitempty"`
+}
+
+// What a verdict rests on (Report.Evidence).
+const (
+	// EvidenceBand: each figure against its run-to-run noise band over
+	// earlier comparable runs.
+	EvidenceBand = "noise band"
+	// EvidenceRequests: no noise estimate; a per-request test of the two
+	// runs with a tolerance per kind of figure.
+	EvidenceRequests = "per-request test"
+	// EvidenceRepeats: Welch's test on two sets of bench --repeat runs.
+	EvidenceRepeats = "repeats"
+)
+
+// Rule states in words the rule the report's changes were judged by.
+func (r Report) Rule() string {
+	o := r.Options
+	tol := fmt.Sprintf("%g%% (%g%% for p95s, %g%% for gap.max; at least %g ms, %g pp for errors)",
+		o.Tolerance*100, o.ToleranceFor("x.p95")*100, o.ToleranceFor("x.max")*100, o.FloorMS, o.FloorRatePP)
+	switch r.Evidence {
+	case EvidenceBand:
+		return fmt.Sprintf("a regression is above the figure's noise band (its median over the last %d comparable runs + t·sd·√(1+1/%d), a one-sided %g%% prediction interval) and worse than that median by more than %s",
+			r.NoiseRuns, r.NoiseRuns, 100*(1-o.BandAlpha), tol)
+	case EvidenceRepeats:
+		return fmt.Sprintf("a regression is worse by more than %g%% (at least %g ms, %g pp for errors) with p < %g (%s)", o.Tolerance*100, o.FloorMS, o.FloorRatePP, o.Alpha, r.Method)
+	}
+	rule := fmt.Sprintf("a regression is worse than the base by more than %s with p < %g (Mann-Whitney U on one value per request; Fisher for errors)", tol, o.Alpha)
+	if r.NoiseWanted > 0 {
+		rule += fmt.Sprintf("; no noise estimate yet: %d of the %d earlier comparable runs a noise band needs", r.NoiseRuns, r.NoiseWanted)
+	}
+	return rule
 }
 
 // Regressions returns the changes judged regressions.
@@ -239,7 +344,7 @@ func Runs(base, cur *runfile.Run, opts Options) Report {
 	if opts.MinSamples <= 0 {
 		opts.MinSamples = 1
 	}
-	rep := Report{Base: side(base), New: side(cur), Options: opts}
+	rep := Report{Base: side(base), New: side(cur), Options: opts, Evidence: EvidenceRequests}
 	both, notes := scopes(base, cur)
 	rep.Notes = notes
 	if d := differences(base, cur); d != "" {
@@ -349,12 +454,13 @@ func finish(c *Change, floor float64, opts Options, test func() float64) {
 	if c.Base != 0 {
 		c.Relative = c.Delta / c.Base
 	}
+	c.Tolerance = opts.ToleranceFor(c.Metric)
 	if c.NBase < opts.MinSamples || c.NNew < opts.MinSamples {
 		c.Status = StatusTooFew
 		return
 	}
 	c.P = test()
-	if math.Abs(c.Delta) <= math.Max(opts.Tolerance*math.Abs(c.Base), floor) {
+	if math.Abs(c.Delta) <= math.Max(c.Tolerance*math.Abs(c.Base), floor) {
 		c.Status = StatusWithin
 		return
 	}
@@ -376,14 +482,9 @@ func (r Report) WriteText(w io.Writer) error {
 		return fmt.Sprintf("%s  %s  %s  %s", s.StartedAt.Format(time.RFC3339), orDash(s.Target), orDash(s.Model), orDash(s.Device))
 	}
 	fmt.Fprintf(&b, "base  %s\nnew   %s\n", desc(r.Base), desc(r.New))
-	method := "Mann-Whitney U on one value per request; Fisher for errors"
-	if r.Method != "" {
-		method = r.Method
-	}
-	fmt.Fprintf(&b, "a regression is worse by more than %g%% (at least %g ms, %g pp for errors) with p < %g (%s)\n\n",
-		r.Options.Tolerance*100, r.Options.FloorMS, r.Options.FloorRatePP, r.Options.Alpha, method)
+	fmt.Fprintf(&b, "verdict on: %s\n%s\n\n", r.evidence(), r.Rule())
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCOPE\tMETRIC\tBASE\tNEW\tDELTA\tP\tVERDICT\t")
+	fmt.Fprintln(tw, "SCOPE\tMETRIC\tBASE\tNEW\tDELTA\tBAND\tP\tVERDICT\t")
 	for _, c := range r.Changes {
 		rel := ""
 		if c.Base != 0 {
@@ -396,8 +497,8 @@ func (r Report) WriteText(w io.Writer) error {
 		case StatusImproved:
 			mark = "improved"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.2f%s\t%s\t%s\t\n", c.Scope, c.Metric,
-			num(c.Base, c.Unit), num(c.New, c.Unit), c.Delta, rel, pval(c), mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.2f%s\t%s\t%s\t%s\t\n", c.Scope, c.Metric,
+			num(c.Base, c.Unit), num(c.New, c.Unit), c.Delta, rel, BandText(c.Band, c.Unit), pval(c), mark)
 	}
 	tw.Flush()
 	for _, n := range r.Notes {
@@ -430,11 +531,33 @@ func num(v float64, unit string) string {
 }
 
 func pval(c Change) string {
-	if c.Status == StatusTooFew {
+	if c.Status == StatusTooFew || c.Band != nil {
 		return "-"
 	}
 	if c.P < 1e-4 {
 		return "<1e-4"
 	}
 	return fmt.Sprintf("%.4f", c.P)
+}
+
+// evidence names what the verdict rests on, for a reader.
+func (r Report) evidence() string {
+	switch r.Evidence {
+	case EvidenceBand:
+		return fmt.Sprintf("the run-to-run noise of %d earlier comparable runs", r.NoiseRuns)
+	case EvidenceRepeats:
+		return "two sets of repeated runs (bench --repeat)"
+	}
+	if r.NoiseWanted > 0 {
+		return fmt.Sprintf("this run against the last one only: no noise estimate yet (%d of %d earlier comparable runs; bench --repeat gives one in a single job)", r.NoiseRuns, r.NoiseWanted)
+	}
+	return "this run against the base only (no noise estimate)"
+}
+
+// BandText formats a noise band as "[lo, hi]" in unit, or "-" for none.
+func BandText(b *runfile.Band, unit string) string {
+	if b == nil {
+		return "-"
+	}
+	return "[" + strings.TrimSuffix(num(b.Lo, unit), " ms") + ", " + num(b.Hi, unit) + "]"
 }

@@ -174,7 +174,7 @@ func TestToleranceHidesSmallSignificantChange(t *testing.T) {
 		t.Error("a 5 % change was flagged with a 10 % tolerance")
 	}
 	opts := DefaultOptions()
-	opts.Tolerance = 0.02
+	opts.Tolerance, opts.TailTolerance, opts.ExtremeTolerance = 0.02, 0.02, 0.02
 	if !Runs(synth(3, 40, 150, 20), synth(4, 40, 150, 21), opts).Regressed() {
 		t.Error("a 5 % change was not flagged with a 2 % tolerance")
 	}

@@ -26,7 +26,7 @@ var higherIsBetter = map[string]bool{"requests_per_s": true, "output_tokens_per_
 // percent) and p < Alpha; requests/s, tokens/s and goodput are worse
 // when lower, every other figure when higher.
 func Repeats(base, cur *repeats.Set, opts Options) Report {
-	r := Report{Options: opts, Method: "welch t-test on the runs' figures (bench --repeat)"}
+	r := Report{Options: opts, Method: "welch t-test on the runs' figures (bench --repeat)", Evidence: EvidenceRepeats}
 	r.Base = Side{Target: base.Target.URL, Model: base.Target.Model}
 	r.New = Side{Target: cur.Target.URL, Model: cur.Target.Model}
 	for _, name := range repeats.Figures() {
@@ -39,6 +39,7 @@ func Repeats(base, cur *repeats.Set, opts Options) Report {
 		c := Change{Scope: "overall", Metric: name, Unit: unit, Base: bf.Mean, New: nf.Mean, P: 1,
 			Test: "welch, run-level " + name, NBase: bf.N, NNew: nf.N}
 		c.Delta = c.New - c.Base
+		c.Tolerance = opts.Tolerance
 		if c.Base != 0 {
 			c.Relative = c.Delta / c.Base
 		}

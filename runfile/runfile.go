@@ -105,6 +105,17 @@ type Comparison struct {
 	// Notes say what could not be compared, or how the runs differ when
 	// compared anyway (--against-any).
 	Notes []string `json:"notes,omitempty"`
+	// Evidence says what the verdict rests on: "noise band" (the
+	// run-to-run spread of NoiseRuns earlier comparable runs),
+	// "per-request test" (no noise estimate yet: fewer such runs than
+	// asked for) or "repeats" (Welch's test on bench --repeat sets).
+	Evidence string `json:"evidence,omitempty"`
+	// NoiseRuns is the number of earlier runs the noise band was
+	// estimated from (0 without one); NoiseWanted the number asked for.
+	NoiseRuns   int `json:"noise_runs,omitempty"`
+	NoiseWanted int `json:"noise_wanted,omitempty"`
+	// Rule states the rule the changes were judged by, in words.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Change is one metric of one scope, base against new, as package
@@ -137,8 +148,31 @@ type Change struct {
 	NBase int `json:"n_base"`
 	NNew  int `json:"n_new"`
 	// Status is the judgement: "regressed", "improved", "within
-	// tolerance", "not significant" or "too few samples".
+	// tolerance", "within noise", "not significant" or "too few samples".
 	Status string `json:"status"`
+	// Band is the figure's run-to-run noise band, estimated from earlier
+	// comparable runs, when the verdict rests on one (nil otherwise).
+	Band *Band `json:"band,omitempty"`
+	// Tolerance is the practical tolerance the change was held to
+	// (relative, 0.10 = 10 %), which depends on the kind of figure.
+	Tolerance float64 `json:"tolerance,omitempty"`
+}
+
+// Band is the run-to-run spread of one figure over earlier comparable
+// runs: a new figure inside [Lo, Hi] is what another run of an unchanged
+// target gives (see package compare for how it is estimated).
+type Band struct {
+	// Runs is the number of earlier runs it was estimated from.
+	Runs int `json:"runs"`
+	// Centre is the figure's median over those runs; Scale its
+	// run-to-run standard deviation.
+	Centre float64 `json:"centre"`
+	Scale  float64 `json:"scale"`
+	// Width is the band's half-width in scales.
+	Width float64 `json:"width"`
+	// Lo and Hi bound the band: Centre ∓ Width × Scale.
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
 }
 
 // Regressed reports whether the change is a regression.

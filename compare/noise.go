@@ -156,3 +156,14 @@ func NoiseBand(values []float64, alpha float64) runfile.Band {
 	b.Lo, b.Hi = b.Centre-b.Width*b.Scale, b.Centre+b.Width*b.Scale
 	return b
 }
+
+// RegressionLine is the one line an alert or a log gives a regression:
+// the figure, base → new, and the evidence (its noise band, or the
+// p-value of the per-request test).
+func RegressionLine(c Change) string {
+	ev := fmt.Sprintf("p=%.2g", c.P)
+	if c.Band != nil {
+		ev = fmt.Sprintf("noise band %s over %d runs", BandText(c.Band, c.Unit), c.Band.Runs)
+	}
+	return fmt.Sprintf("%s %s: %s → %s (%+.0f%%, %s)", c.Scope, c.Metric, num(c.Base, c.Unit), num(c.New, c.Unit), 100*c.Relative, ev)
+}

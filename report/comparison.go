@@ -113,19 +113,53 @@ func comparisonResult(c *runfile.Comparison) string {
 	return fmt.Sprintf("%s in %d figures compared (%d tested)", plural(c.Regressions, "regression"), len(c.Changes), tested)
 }
 
-// comparisonMethod says how a change was judged.
+// comparisonMethod says how a change was judged: the rule the comparison
+// recorded, or for a run file written before rules were recorded, the
+// per-request rule of that time.
 func comparisonMethod(c *runfile.Comparison) string {
+	if c.Rule != "" {
+		return c.Rule
+	}
 	return fmt.Sprintf("a regression is worse by more than %s%% (at least %s ms; 1 percentage point for errors) with p < %s: Mann-Whitney U on the raw per-request TTFTs, gaps and per-request figures, Fisher's exact test on error counts",
 		strconv.FormatFloat(c.Tolerance*100, 'g', -1, 64), strconv.FormatFloat(c.FloorMS, 'g', -1, 64), strconv.FormatFloat(c.Alpha, 'g', -1, 64))
 }
 
-// changeLine is "category:complex gap.max: 25.0 ms → 40.0 ms (+60.0%, p <1e-4)".
+// comparisonEvidence says in a few words what the verdict rests on: "noise
+// band of 5 earlier runs", "no noise estimate yet (2 of 5 earlier runs)",
+// or "" when the run file does not say.
+func comparisonEvidence(c *runfile.Comparison) string {
+	switch {
+	case c.Evidence == "noise band":
+		return fmt.Sprintf("verdict on the noise band of %d earlier comparable runs", c.NoiseRuns)
+	case c.NoiseWanted > 0:
+		return fmt.Sprintf("no noise estimate yet (%d of %d earlier comparable runs): verdict on this run against the last one; bench --repeat gives a between-run estimate in one job", c.NoiseRuns, c.NoiseWanted)
+	case c.Evidence != "":
+		return "verdict on " + c.Evidence
+	}
+	return ""
+}
+
+// bandCell is a change's noise band as "[lo, hi]", or "-".
+func bandCell(x runfile.Change) string {
+	if x.Band == nil {
+		return "-"
+	}
+	return "[" + fmtValue(x.Band.Lo, x.Unit) + ", " + fmtValue(x.Band.Hi, x.Unit) + "]"
+}
+
+// changeLine is "category:complex gap.max: 25.0 ms → 40.0 ms (+60.0%, p
+// <1e-4)", with the noise band in place of p when the verdict rests on
+// one.
 func changeLine(x runfile.Change) string {
 	rel := ""
 	if x.Base != 0 {
 		rel = fmt.Sprintf("%+.1f%%, ", x.Relative*100)
 	}
-	return fmt.Sprintf("%s %s: %s → %s (%sp %s)", x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit), rel, pValue(x))
+	ev := "p " + pValue(x)
+	if x.Band != nil {
+		ev = fmt.Sprintf("noise band %s over %d runs", bandCell(x), x.Band.Runs)
+	}
+	return fmt.Sprintf("%s %s: %s → %s (%s%s)", x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit), rel, ev)
 }
 
 func pValue(x runfile.Change) string {

@@ -206,7 +206,10 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		cv := &comparisonView{Title: comparisonTitle(c), Result: comparisonResult(c), Regressed: c.Regressions > 0, Notes: c.Notes}
 		if c.Skipped == "" {
 			cv.Method = comparisonMethod(c)
-			cv.Columns = []string{"scope", "metric", "base", "new", "delta", "p", "verdict"}
+			if e := comparisonEvidence(c); e != "" {
+				cv.Method = e + ". " + cv.Method
+			}
+			cv.Columns = []string{"scope", "metric", "base", "new", "delta", "noise band", "p", "verdict"}
 			for _, x := range c.Changes {
 				rel := ""
 				if x.Base != 0 {
@@ -214,7 +217,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 				}
 				cv.Rows = append(cv.Rows, comparisonRowView{Regressed: x.Regressed(), Cells: []string{
 					x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit),
-					fmt.Sprintf("%+.2f%s", x.Delta, rel), pValue(x), x.Status,
+					fmt.Sprintf("%+.2f%s", x.Delta, rel), bandCell(x), pValue(x), x.Status,
 				}})
 			}
 		}

@@ -159,6 +159,7 @@ func junitComparison(c *runfile.Comparison, main junitSuite) junitSuite {
 		{"against", c.Against},
 		{"base", c.Base},
 		{"result", comparisonResult(c)},
+		{"evidence", comparisonEvidence(c)},
 	} {
 		if p.Value != "" {
 			s.Properties = append(s.Properties, p)

@@ -261,6 +261,9 @@ func (t *textWriter) comparison(r *runfile.Run) {
 		head = t.paint(ansiRed, head)
 	}
 	t.printf("\n%s\n", head)
+	if e := comparisonEvidence(c); e != "" {
+		t.printf("  %s\n", e)
+	}
 	for _, x := range regressions(c) {
 		t.printf("  %s %s\n", t.paint(ansiRed, "✗"), changeLine(x))
 	}

@@ -28,6 +28,9 @@ type compareFlags struct {
 	any       bool
 	history   string
 	json      bool
+
+	tailTolerance, extremeTolerance string
+	noiseRuns                       int
 }
 
 func newCompareCmd() *cobra.Command {
@@ -69,12 +72,15 @@ killed before it wrote run.json is rebuilt from its journal (see
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.tolerance, "tolerance", fmt.Sprintf("%g%%", def.Tolerance*100), "relative change below which nothing is flagged (\"10%\" or \"0.1\")")
+	fl.StringVar(&f.tolerance, "tolerance", fmt.Sprintf("%g%%", def.Tolerance*100), "relative change of a median, mean or error rate below which nothing is flagged (\"10%\" or \"0.1\")")
 	fl.StringVar(&f.floor, "floor", fmt.Sprintf("%gms", def.FloorMS), "absolute change below which a time is never flagged")
 	fl.Float64Var(&f.alpha, "alpha", def.Alpha, "significance level of the test")
 	fl.StringVar(&f.against, "against", "", "compare NEW.json with a recorded run: \"last\" or a history id")
 	fl.BoolVar(&f.any, "against-any", false, "with --against: compare even with a run made with other settings (suite, API, max tokens, concurrency, scenario)")
 	fl.StringVar(&f.history, "history", "", "history file (default: the user's data directory, see 'tokenpulse history')")
+	fl.StringVar(&f.tailTolerance, "tail-tolerance", fmt.Sprintf("%g%%", def.TailTolerance*100), "the tolerance of the p95 figures")
+	fl.StringVar(&f.extremeTolerance, "extreme-tolerance", fmt.Sprintf("%g%%", def.ExtremeTolerance*100), "the tolerance of gap.max")
+	fl.IntVar(&f.noiseRuns, "noise-runs", def.NoiseRuns, "K: with --against last and K earlier comparable runs in the history, judge each figure against its run-to-run noise band over the last K (0: never)")
 	fl.BoolVar(&f.json, "json", false, "print the comparison as JSON")
 	return cmd
 }
@@ -86,6 +92,16 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 		return usageErr(fmt.Errorf("--tolerance: %w", err))
 	}
 	opts.Tolerance = tol
+	if opts.TailTolerance, err = compareFraction(f.tailTolerance); err != nil {
+		return usageErr(fmt.Errorf("--tail-tolerance: %w", err))
+	}
+	if opts.ExtremeTolerance, err = compareFraction(f.extremeTolerance); err != nil {
+		return usageErr(fmt.Errorf("--extreme-tolerance: %w", err))
+	}
+	if f.noiseRuns < 0 || f.noiseRuns == 1 || f.noiseRuns > 100 {
+		return usageErr(fmt.Errorf("--noise-runs: want 0 (no band) or 2 to 100 runs, got %d", f.noiseRuns))
+	}
+	opts.NoiseRuns = f.noiseRuns
 	floor, err := compareMillis(f.floor)
 	if err != nil {
 		return usageErr(fmt.Errorf("--floor: %w", err))
@@ -119,10 +135,11 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 		if cur, err = loadRun(args[0], cmd.ErrOrStderr()); err != nil {
 			return err
 		}
-		base, baseName, _, err = recordedBase(cmd.Context(), f.history, f.against, f.any, cur)
+		hist, name, _, err := recordedBase(cmd.Context(), f.history, f.against, f.any, cur, opts.NoiseRuns)
 		if err != nil {
 			return err
 		}
+		return writeComparison(cmd, f, baseline.CompareHistory(hist, cur, opts), "comparing against "+name)
 	}
 
 	rep := baseline.Compare(base, cur, opts)
@@ -153,10 +170,13 @@ func writeComparison(cmd *cobra.Command, f *compareFlags, rep compare.Report, he
 
 // recordedBase finds the base run named by against ("last" or a history
 // id) in the history at historyPath ("" = the default), under package
-// baseline's policy (any: --against-any), and names it. When "last" finds
-// no usable earlier run the error is an *errNoBase; when the base's
-// settings differ from cur's, an *errNoBase that names each difference.
-func recordedBase(ctx context.Context, historyPath, against string, any bool, cur *runfile.Run) (*runfile.Run, string, int64, error) {
+// baseline's policy (any: --against-any), and names it. It returns the
+// base first, then, for "last", up to noiseRuns−1 earlier comparable runs
+// newest first: the history of a noise band (compare.Against). When
+// "last" finds no usable earlier run the error is an *errNoBase; when the
+// base's settings differ from cur's, an *errNoBase that names each
+// difference.
+func recordedBase(ctx context.Context, historyPath, against string, any bool, cur *runfile.Run, noiseRuns int) ([]*runfile.Run, string, int64, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -167,9 +187,14 @@ func recordedBase(ctx context.Context, historyPath, against string, any bool, cu
 	defer s.Close()
 	var e store.Entry
 	var run *runfile.Run
+	var hist []*runfile.Run
 	var refusal *baseline.Refusal
 	if against == "last" {
-		e, run, err = s.Previous(ctx, cur, baseline.Policy{AnyConfig: any})
+		var es []store.Entry
+		es, hist, err = s.Comparable(ctx, cur, baseline.Policy{AnyConfig: any}, max(noiseRuns, 1))
+		if err == nil {
+			e, run = es[0], hist[0]
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, "", 0, &errNoBase{fmt.Sprintf("no earlier run of %s, model %q, device %q in %s", cur.Target.Key(), cur.Target.Model, cur.Device.Key(), s.Path())}
 		}
@@ -193,8 +218,9 @@ func recordedBase(ctx context.Context, historyPath, against string, any bool, cu
 			refusal.Base = fmt.Sprintf("history run %d", id)
 			return nil, "", 0, &errNoBase{refusal.Error() + "; pass --against-any to compare anyway"}
 		}
+		hist = []*runfile.Run{run}
 	}
-	return run, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), e.ID, nil
+	return hist, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), e.ID, nil
 }
 
 // errNoBase says that the history holds no run to compare with, or only

@@ -90,7 +90,7 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("20 → 30 ms: exit %d (want %d), output:\n%s", code, exitRegression, out)
 	}
 	// A 90 % tolerance swallows a 50 % slowdown (its max gap moves about 65 %).
-	if _, code := cliRun(t, "compare", base, slow, "--tolerance", "90%"); code != exitOK {
+	if _, code := cliRun(t, "compare", base, slow, "--tolerance", "90%", "--tail-tolerance", "90%", "--extreme-tolerance", "90%"); code != exitOK {
 		t.Errorf("--tolerance 90%%: exit %d, want 0", code)
 	}
 	out, code = cliRun(t, "compare", base, slow, "--json")
@@ -315,5 +315,49 @@ func TestBenchAgainstLastRecordsTheComparison(t *testing.T) {
 	}
 	if run.Comparison == nil || !strings.Contains(run.Comparison.Skipped, "max tokens unset (the prompts' own), this one 5") {
 		t.Errorf("run.json comparison = %+v, want the refusal", run.Comparison)
+	}
+}
+
+// TestCompareAgainstNoiseBand: with fewer earlier comparable runs than
+// --noise-runs the verdict says it has no noise estimate yet; with K of
+// them each figure is shown with its band, an unchanged profile is not
+// flagged and a 20 → 30 ms slowdown is.
+func TestCompareAgainstNoiseBand(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "history.db")
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	record := func(seed uint64) {
+		_, run := seededRun(t, dir, seed, 20, start.Add(time.Duration(seed)*time.Minute))
+		if _, err := store.Record(hist, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for seed := uint64(1); seed <= 2; seed++ {
+		record(seed)
+	}
+	same, _ := seededRun(t, dir, 50, 20, start.Add(time.Hour))
+	slow, _ := seededRun(t, dir, 51, 30, start.Add(time.Hour+time.Minute))
+
+	out, code := cliRun(t, "compare", same, "--against", "last", "--history", hist)
+	if code != exitOK || !strings.Contains(out, "no noise estimate yet (2 of 5 earlier comparable runs") {
+		t.Errorf("2 earlier runs: exit %d, output:\n%s", code, out)
+	}
+	for seed := uint64(3); seed <= 5; seed++ {
+		record(seed)
+	}
+	out, code = cliRun(t, "compare", same, "--against", "last", "--history", hist)
+	if code != exitOK || !strings.Contains(out, "run-to-run noise of 5 earlier comparable runs") || !strings.Contains(out, "within noise") {
+		t.Errorf("unchanged, 5 earlier runs: exit %d, output:\n%s", code, out)
+	}
+	out, code = cliRun(t, "compare", slow, "--against", "last", "--history", hist)
+	if code != exitRegression || !strings.Contains(out, "REGRESSION") || !strings.Contains(out, "above the figure's noise band") {
+		t.Errorf("20 → 30 ms, 5 earlier runs: exit %d (want %d), output:\n%s", code, exitRegression, out)
+	}
+	out, code = cliRun(t, "compare", same, "--against", "last", "--history", hist, "--noise-runs", "0")
+	if code != exitOK || strings.Contains(out, "noise band") {
+		t.Errorf("--noise-runs 0: exit %d, output:\n%s", code, out)
+	}
+	if out, code := cliRun(t, "compare", same, "--against", "last", "--history", hist, "--noise-runs", "1"); code != exitUsage {
+		t.Errorf("--noise-runs 1: exit %d, want %d: %s", code, exitUsage, out)
 	}
 }

@@ -37,10 +37,14 @@ type deliverFlags struct {
 	// regressions holds what it found.
 	compared    bool
 	regressions []string
+
+	// noiseRuns is --noise-runs: K for the noise band of --against last.
+	noiseRuns int
 }
 
 func (d *deliverFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&d.against, "against", "", "compare with a recorded run (\"last\": the latest of the same target, model and device made with the same suite, API, max tokens, concurrency and scenario; or a history id); a significant regression exits 98")
+	fl.IntVar(&d.noiseRuns, "noise-runs", compare.DefaultOptions().NoiseRuns, "K: with --against last and K earlier comparable runs in the history, judge each figure against its run-to-run noise band over the last K (0: never)")
 	fl.BoolVar(&d.againstAny, "against-any", false, "with --against: compare even with a run made with other settings (noted in the comparison)")
 	fl.StringVar(&d.publish, "publish", "", "upload the run file, reports and charts to s3://BUCKET/PREFIX (credentials and endpoint from the AWS_* environment variables)")
 	fl.DurationVar(&d.presign, "publish-presign", 0, "link the alert to a presigned report URL valid this long (for private buckets; at most 168h)")
@@ -66,6 +70,9 @@ func (d *deliverFlags) check() error {
 			return err
 		}
 		d.smtp = &cfg
+	}
+	if d.noiseRuns < 0 || d.noiseRuns == 1 || d.noiseRuns > 100 {
+		return fmt.Errorf("--noise-runs: want 0 (no band) or 2 to 100 runs, got %d", d.noiseRuns)
 	}
 	if d.againstAny && d.against == "" {
 		return errors.New("--against-any goes with --against")
@@ -157,7 +164,9 @@ func (d *deliverFlags) compare(ctx context.Context, w io.Writer, run *runfile.Ru
 // settings, is not an error: there is nothing to regress from; the run
 // file says why nothing was compared.
 func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfile.Run, historyPath string) ([]string, error) {
-	base, name, id, err := recordedBase(ctx, historyPath, d.against, d.againstAny, run)
+	opts := compare.DefaultOptions()
+	opts.NoiseRuns = d.noiseRuns
+	hist, name, id, err := recordedBase(ctx, historyPath, d.against, d.againstAny, run, opts.NoiseRuns)
 	var none *errNoBase
 	if errors.As(err, &none) {
 		fmt.Fprintf(w, "tokenpulse: %s; nothing compared\n", none.msg)
@@ -167,7 +176,7 @@ func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfil
 	if err != nil {
 		return nil, fmt.Errorf("--against %s: %w", d.against, err)
 	}
-	rep := baseline.Compare(base, run, compare.DefaultOptions())
+	rep := baseline.CompareHistory(hist, run, opts)
 	run.Comparison = baseline.Record(rep, d.against, name, id)
 	fmt.Fprintf(w, "comparing against %s\n", name)
 	if err := rep.WriteText(w); err != nil {
@@ -175,7 +184,7 @@ func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfil
 	}
 	var regs []string
 	for _, c := range rep.Regressions() {
-		regs = append(regs, fmt.Sprintf("%s %s: %s → %s (%+.0f%%, p=%.2g)", c.Scope, c.Metric, notify.Num(c.Base, c.Unit), notify.Num(c.New, c.Unit), 100*c.Relative, c.P))
+		regs = append(regs, compare.RegressionLine(c))
 	}
 	return regs, nil
 }

@@ -662,36 +662,57 @@ func (s *Store) Latest(ctx context.Context, target, model, device string) (Entry
 // this one en-assistant"); when none exists at all, ErrNotFound. run
 // itself need not be recorded.
 func (s *Store) Previous(ctx context.Context, run *runfile.Run, p baseline.Policy) (Entry, *runfile.Run, error) {
-	if run.StartedAt.IsZero() {
-		return Entry{}, nil, errors.New("run has no start time")
-	}
-	es, err := s.List(ctx, Filter{Target: run.Target.Key(), Model: run.Target.Model, Device: run.Device.Key(), Before: run.StartedAt, Limit: 50})
+	es, runs, err := s.Comparable(ctx, run, p, 1)
 	if err != nil {
 		return Entry{}, nil, err
 	}
+	return es[0], runs[0], nil
+}
+
+// Comparable returns up to k runs that Previous would accept as run's
+// base, newest first: the history a noise band is estimated from (package
+// compare, Against). Its errors are Previous's: a *baseline.Refusal or
+// ErrNotFound when not even one run qualifies. At most the 200 newest runs
+// of the target, model and device are looked at.
+func (s *Store) Comparable(ctx context.Context, run *runfile.Run, p baseline.Policy, k int) ([]Entry, []*runfile.Run, error) {
+	if run.StartedAt.IsZero() {
+		return nil, nil, errors.New("run has no start time")
+	}
+	es, err := s.List(ctx, Filter{Target: run.Target.Key(), Model: run.Target.Model, Device: run.Device.Key(), Before: run.StartedAt, Limit: 200})
+	if err != nil {
+		return nil, nil, err
+	}
 	var refused *baseline.Refusal
+	var outE []Entry
+	var outR []*runfile.Run
 	for _, e := range es {
+		if len(outR) >= k {
+			break
+		}
 		if e.Requests == 0 || e.Errors >= e.Requests {
 			continue
 		}
 		e, base, err := s.Get(ctx, e.ID)
 		if err != nil {
-			return Entry{}, nil, err
+			return nil, nil, err
 		}
 		err = p.Check(base, run)
 		var r *baseline.Refusal
 		switch {
 		case err == nil:
-			return e, base, nil
+			outE, outR = append(outE, e), append(outR, base)
 		case errors.As(err, &r) && refused == nil:
 			r.Base = "the last run of this target"
 			refused = r
 		}
 	}
-	if refused != nil {
-		return Entry{}, nil, refused
+	switch {
+	case len(outR) > 0:
+		return outE, outR, nil
+	case refused != nil:
+		return nil, nil, refused
 	}
-	return Entry{}, nil, ErrNotFound
+	return nil, nil, ErrNotFound
 }
 
 func (s *Store) first(ctx context.Context, f Filter) (Entry, *runfile.Run, error) {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/internal/origin"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
 
@@ -230,7 +231,7 @@ func (c *Client) init() {
 		if c.HTTP != nil {
 			hc = *c.HTTP // a copy: the caller's client is left as it is
 		}
-		hc.CheckRedirect = checkRedirect(hc.CheckRedirect)
+		hc.CheckRedirect = origin.CheckRedirect(hc.CheckRedirect) // see [Client.HTTP]
 		c.hc = &hc
 		var base *http.Transport
 		switch t := c.hc.Transport.(type) {
@@ -251,62 +252,6 @@ func (c *Client) init() {
 		fresh.Transport = ft
 		c.fresh = &fresh
 	})
-}
-
-// checkRedirect returns the CheckRedirect of the clients a Client sends
-// with: a redirect to another origin than the request's first is never
-// followed; one to the same origin is left to user, the CheckRedirect of
-// the caller's client, and not followed when user is nil. A redirect not
-// followed is handed back as the response (http.ErrUseLastResponse), its
-// body unread, so that the caller reports its status and Location.
-func checkRedirect(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if user == nil || len(via) == 0 || !sameOrigin(req.URL, via[0].URL) {
-			return http.ErrUseLastResponse
-		}
-		return user(req, via)
-	}
-}
-
-// sameOrigin reports whether a and b have the same scheme, host and port
-// (the scheme's default port when none is written).
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) &&
-		strings.EqualFold(a.Hostname(), b.Hostname()) &&
-		port(a) == port(b)
-}
-
-// port returns u's port, or its scheme's default.
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http":
-		return "80"
-	case "https":
-		return "443"
-	}
-	return ""
-}
-
-// redirectMessage says where a redirect that was not followed led, or
-// returns "" when resp is not a redirect with a Location.
-func redirectMessage(resp *http.Response) string {
-	if resp.StatusCode < 300 || resp.StatusCode > 399 {
-		return ""
-	}
-	loc := resp.Header.Get("Location")
-	if u, err := resp.Location(); err == nil {
-		loc = u.String()
-	}
-	if loc == "" {
-		return ""
-	}
-	if len(loc) > 300 {
-		loc = loc[:300] + "…"
-	}
-	return fmt.Sprintf("redirected to %s, not followed (the API key, headers and prompt are never sent to another address; use the address redirected to)", loc)
 }
 
 // endpoint returns the URL of an API path such as "/chat/completions".
@@ -826,7 +771,7 @@ func drain(body io.ReadCloser) {
 // object's message, a plain {"error": "..."} string, or the start of the
 // body.
 func errorMessage(resp *http.Response) string {
-	if msg := redirectMessage(resp); msg != "" {
+	if msg := origin.NotFollowed(resp); msg != "" {
 		return msg
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -896,7 +841,7 @@ func (c *Client) Health(ctx context.Context) (int, *api.Health, error) {
 		return 0, nil, fmt.Errorf("health: %w", err)
 	}
 	defer resp.Body.Close()
-	if msg := redirectMessage(resp); msg != "" {
+	if msg := origin.NotFollowed(resp); msg != "" {
 		return resp.StatusCode, nil, fmt.Errorf("health: %d: %s", resp.StatusCode, msg)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

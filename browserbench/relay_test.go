@@ -262,3 +262,14 @@ func TestRecordRelayErrors(t *testing.T) {
 		t.Errorf("overflow: kind %q, %d tokens; want overflow keeping 2", q.ErrorKind, len(q.TokenTimesNS))
 	}
 }
+
+// TestRelayTargetWithV1: a target given with its /v1 suffix (as --url
+// may be) is asked /v1/chat/completions, not /v1/v1/chat/completions.
+func TestRelayTargetWithV1(t *testing.T) {
+	target := newRecorder(t, nil)
+	r := newTestRelay(t, target.URL+"/v1/")
+	ask(t, r, "POST", pathChat, "", true, nil, chatBody)
+	if got := target.requests(); len(got) != 1 || !strings.HasPrefix(got[0], "POST /v1/chat/completions ") {
+		t.Errorf("the target got %q", got)
+	}
+}

@@ -109,10 +109,7 @@ func (s *Session) open() error {
 	if s.cfg.Busy > 0 {
 		q.Set("busy", strconv.FormatFloat(float64(s.cfg.Busy)/1e6, 'f', -1, 64))
 	}
-	u := s.relay.URL() + "/"
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
+	u := s.relay.PageURL(q)
 	if err := chromedp.Do(s.tab, chromedp.Navigate(u), chromedp.WaitReady(chromedp.CSS("#send"))); err != nil {
 		return fmt.Errorf("open the chat page: %w", err)
 	}

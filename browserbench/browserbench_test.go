@@ -3,7 +3,9 @@ package browserbench
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/internal/server"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/stats"
+	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
 )
 
@@ -277,13 +280,13 @@ func TestRapidFirePaintsNoOldToken(t *testing.T) {
 func TestOwnPage(t *testing.T) {
 	needChromium(t)
 	const ttft = 120 * time.Millisecond
-	url := startMock(t, mock.Profile{TTFT: ttft, ITL: 20 * time.Millisecond, Tokens: 12})
-	relay, err := NewRelay(url, nil)
+	target := startMock(t, mock.Profile{TTFT: ttft, ITL: 20 * time.Millisecond, Tokens: 12})
+	relay, err := NewRelay(target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer relay.Close()
-	s, err := StartPage(t.Context(), Config{}, Page{URL: relay.URL() + "/?render=per-token", Input: "#prompt", Send: "#send", Output: "#answer", Quiet: 400 * time.Millisecond})
+	s, err := StartPage(t.Context(), Config{}, Page{URL: relay.PageURL(url.Values{"render": {"per-token"}}), Input: "#prompt", Send: "#send", Output: "#answer", Quiet: 400 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +318,7 @@ func TestOwnPage(t *testing.T) {
 			}
 		}
 	}
-	if got := s.Info(); got.Page != relay.URL()+"/?render=per-token" || got.Output != "#answer" {
+	if got := s.Info(); got.Page != relay.PageURL(url.Values{"render": {"per-token"}}) || got.Output != "#answer" {
 		t.Errorf("session info %+v: want the page and its selectors", got)
 	}
 }
@@ -372,5 +375,41 @@ func TestProgressTTFTIsMeasures(t *testing.T) {
 	slices.Sort(ttfts)
 	if want := stats.Percentile(ttfts, 50); last.TTFTP50Ms != want || last.Done != 2 {
 		t.Errorf("progress after %d requests: TTFT p50 %v ms, want %v (of %v)", last.Done, last.TTFTP50Ms, want, ttfts)
+	}
+}
+
+// TestPageFailsAsPlainBenchDoes: through the real page and relay, a
+// target that redirects elsewhere fails the request as http naming the
+// Location, with nothing sent there, and a target that floods events
+// fails as overflow after plain bench's limit, keeping the tokens before
+// it.
+func TestPageFailsAsPlainBenchDoes(t *testing.T) {
+	needChromium(t)
+	other := newRecorder(t, nil)
+	redirect := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+	})
+	s := start(t, Config{Target: redirect.URL, Header: http.Header{"Authorization": {"Bearer sk-secret"}}, Timeout: time.Minute})
+	q, err := s.Ask(t.Context(), prompt, chatpage.RenderFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.ErrorKind != "http" || q.Status != http.StatusFound || !strings.Contains(q.Error, other.URL+"/v1/chat/completions") {
+		t.Errorf("redirect: %s %d %q; want http 302 naming %s", q.ErrorKind, q.Status, q.Error, other.URL+"/v1/chat/completions")
+	}
+	if got := other.requests(); len(got) != 0 {
+		t.Errorf("the redirect's target got %q", got)
+	}
+
+	const maxTokens = 16
+	flooder := newRecorder(t, flood(false, 0))
+	s = start(t, Config{Target: flooder.URL, MaxTokens: maxTokens, Timeout: time.Minute})
+	q, err = s.Ask(t.Context(), prompt, chatpage.RenderFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := (&stream.Client{}).Limits(maxTokens).ContentEvents
+	if q.ErrorKind != "overflow" || len(q.TokenTimesNS) != want || !strings.Contains(q.Error, fmt.Sprintf("more than %d content events", want)) {
+		t.Errorf("flood: %s after %d tokens, %q; want overflow after %d", q.ErrorKind, len(q.TokenTimesNS), q.Error, want)
 	}
 }

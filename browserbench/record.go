@@ -23,6 +23,7 @@ type record struct {
 	AbortedAt   float64   `json:"abortedAt"`
 	Status      int       `json:"status"`
 	Error       string    `json:"error"`
+	ErrorKind   string    `json:"errorKind"` // set by the relay's notice (overflow)
 	Finish      string    `json:"finish"`
 	Foreign     int       `json:"foreign"`
 	Dropped     int       `json:"dropped"`
@@ -85,7 +86,10 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 	switch {
 	case r.AbortedAt >= 0:
 		q.Aborted = true
-	case r.Error != "" && r.Status >= 400:
+	case r.Error != "" && r.ErrorKind != "":
+		q.Error, q.ErrorKind = r.Error, r.ErrorKind
+	case r.Error != "" && r.Status >= 300:
+		// 3xx: a redirect the relay did not follow (it names where it led).
 		q.Error, q.ErrorKind = r.Error, "http"
 	case r.Error != "":
 		q.Error, q.ErrorKind = r.Error, "cut"

@@ -91,6 +91,7 @@ type Decoder struct {
 	evRetry int
 	retry   int
 	unterm  bool             // an unterminated event was returned: next is ErrUnexpectedEOF
+	total   int64            // bytes read from rd
 	readAt  time.Time        // when the last Read that returned bytes returned
 	now     func() time.Time // the clock; nil is time.Now
 }
@@ -148,6 +149,13 @@ func (d *Decoder) LastEventID() string { return d.lastID }
 // Retry returns the reconnection time, in ms, of the last valid retry
 // field seen, or -1 when none was.
 func (d *Decoder) Retry() int { return d.retry }
+
+// Offset returns how many bytes of the stream the decoder has consumed:
+// those up to the end of the last line it read (after NextRaw returns a
+// terminated event, the end of its blank line; an LF after a CR that
+// ended it not yet counted). A relay that forwards the stream event by
+// event forwards the bytes up to Offset.
+func (d *Decoder) Offset() int64 { return d.total - int64(d.w-d.r) }
 
 // Next returns the next event. It returns io.EOF at a clean end of the
 // stream and io.ErrUnexpectedEOF when the stream ends inside an event (see
@@ -405,6 +413,7 @@ func (d *Decoder) fill() error {
 			return errors.New("sse: reader returned an invalid count")
 		}
 		d.w += n
+		d.total += int64(n)
 		if err != nil {
 			if err == io.EOF {
 				d.eof = true

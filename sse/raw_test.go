@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -122,4 +124,37 @@ func TestNextRawAllocatesNothingPerEvent(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("NextRaw allocates %v times per event, want 0", allocs)
 	}
+}
+
+// TestOffset: after each event, Offset is the end of its blank line,
+// whatever the reads' boundaries.
+func TestOffset(t *testing.T) {
+	const stream = "\xEF\xBB\xBFretry: 0\n\ndata: a\n\n: ping\n\ndata: bb\r\n\r\ndata: c\r\rdata: [DONE]"
+	ends := []int64{int64(strings.Index(stream, "data: a\n\n") + 9), int64(strings.Index(stream, "\r\n\r\n") + 3), int64(strings.Index(stream, "c\r\r") + 3), int64(len(stream))}
+	for _, chunk := range []int{1, 3, len(stream)} {
+		d := NewDecoder(iotest.HalfReader(&chunked{s: stream, n: chunk}))
+		for i, want := range ends {
+			if _, err := d.NextRaw(); err != nil {
+				t.Fatalf("chunk %d, event %d: %v", chunk, i, err)
+			}
+			if got := d.Offset(); got != want {
+				t.Errorf("chunk %d, event %d: Offset %d, want %d", chunk, i, got, want)
+			}
+		}
+	}
+}
+
+// chunked reads s n bytes at a time.
+type chunked struct {
+	s string
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), c.n)], c.s)
+	c.s = c.s[k:]
+	return k, nil
 }

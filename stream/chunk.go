@@ -279,3 +279,12 @@ func appendString(dec *jsontext.Decoder, dst []byte) ([]byte, error) {
 	dst, _ = jsontext.AppendUnquote(dst, v)
 	return dst, nil
 }
+
+// Content reports whether an event's data is a content event as the
+// Client counts it (and bounds with [Limits.ContentEvents]): a JSON chunk
+// with a non-empty content, text or reasoning delta. "[DONE]", role-only
+// and usage-only chunks, and data that is not a JSON chunk, are not.
+func Content(data []byte) bool {
+	var p chunkParser
+	return p.parse(data) == nil && p.token
+}

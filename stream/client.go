@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/internal/origin"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
 
@@ -123,41 +124,52 @@ const (
 	DefaultMaxEventBytes = 4 << 20
 )
 
-// limits are the bounds of one response (see [Client.MaxEvents]).
-type limits struct {
-	content, events, event int
-	bytes                  int64
+// Limits are the bounds of one response (see [Client.MaxEvents]): past
+// one the request fails as [KindOverflow], keeping what came before it.
+// bench --browser's relay applies the same bounds to what it relays.
+type Limits struct {
+	// ContentEvents bounds the content events (see [Content]).
+	ContentEvents int
+	// Events bounds the events of every kind.
+	Events int
+	// EventBytes bounds one event: the bytes of its lines, line ends not
+	// counted.
+	EventBytes int
+	// Bytes bounds the response body, after the transfer coding.
+	Bytes int64
 }
 
-// limits returns the bounds of the response to a request with maxTokens
-// (0 when not set).
-func (c *Client) limits(maxTokens int) limits {
-	l := limits{content: c.MaxContentEvents, events: c.MaxEvents, bytes: c.MaxBytes, event: c.MaxEventBytes}
+// Limits returns the bounds of the response to a request with maxTokens
+// (0 when not set): the Client's own (MaxContentEvents and the rest),
+// their defaults where zero, none (the type's largest value) where
+// negative. A zero Client gives the defaults.
+func (c *Client) Limits(maxTokens int) Limits {
+	l := Limits{ContentEvents: c.MaxContentEvents, Events: c.MaxEvents, Bytes: c.MaxBytes, EventBytes: c.MaxEventBytes}
 	switch {
-	case l.content < 0:
-		l.content = math.MaxInt
-	case l.content == 0 && maxTokens > 0:
-		l.content = max(4096, min(maxTokens, math.MaxInt/8)*4)
-	case l.content == 0:
-		l.content = DefaultMaxContentEvents
+	case l.ContentEvents < 0:
+		l.ContentEvents = math.MaxInt
+	case l.ContentEvents == 0 && maxTokens > 0:
+		l.ContentEvents = max(4096, min(maxTokens, math.MaxInt/8)*4)
+	case l.ContentEvents == 0:
+		l.ContentEvents = DefaultMaxContentEvents
 	}
 	switch {
-	case l.events < 0:
-		l.events = math.MaxInt
-	case l.events == 0:
-		l.events = min(l.content, math.MaxInt/4)*2 + 1024
+	case l.Events < 0:
+		l.Events = math.MaxInt
+	case l.Events == 0:
+		l.Events = min(l.ContentEvents, math.MaxInt/4)*2 + 1024
 	}
 	switch {
-	case l.bytes < 0:
-		l.bytes = math.MaxInt64
-	case l.bytes == 0:
-		l.bytes = int64(min(max(16<<20, min(l.content, DefaultMaxBytes)*4<<10), DefaultMaxBytes))
+	case l.Bytes < 0:
+		l.Bytes = math.MaxInt64
+	case l.Bytes == 0:
+		l.Bytes = int64(min(max(16<<20, min(l.ContentEvents, DefaultMaxBytes)*4<<10), DefaultMaxBytes))
 	}
 	switch {
-	case l.event < 0:
-		l.event = math.MaxInt / 2
-	case l.event == 0:
-		l.event = DefaultMaxEventBytes
+	case l.EventBytes < 0:
+		l.EventBytes = math.MaxInt / 2
+	case l.EventBytes == 0:
+		l.EventBytes = DefaultMaxEventBytes
 	}
 	return l
 }
@@ -230,7 +242,7 @@ func (c *Client) init() {
 		if c.HTTP != nil {
 			hc = *c.HTTP // a copy: the caller's client is left as it is
 		}
-		hc.CheckRedirect = checkRedirect(hc.CheckRedirect)
+		hc.CheckRedirect = origin.CheckRedirect(hc.CheckRedirect) // see [Client.HTTP]
 		c.hc = &hc
 		var base *http.Transport
 		switch t := c.hc.Transport.(type) {
@@ -251,62 +263,6 @@ func (c *Client) init() {
 		fresh.Transport = ft
 		c.fresh = &fresh
 	})
-}
-
-// checkRedirect returns the CheckRedirect of the clients a Client sends
-// with: a redirect to another origin than the request's first is never
-// followed; one to the same origin is left to user, the CheckRedirect of
-// the caller's client, and not followed when user is nil. A redirect not
-// followed is handed back as the response (http.ErrUseLastResponse), its
-// body unread, so that the caller reports its status and Location.
-func checkRedirect(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if user == nil || len(via) == 0 || !sameOrigin(req.URL, via[0].URL) {
-			return http.ErrUseLastResponse
-		}
-		return user(req, via)
-	}
-}
-
-// sameOrigin reports whether a and b have the same scheme, host and port
-// (the scheme's default port when none is written).
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) &&
-		strings.EqualFold(a.Hostname(), b.Hostname()) &&
-		port(a) == port(b)
-}
-
-// port returns u's port, or its scheme's default.
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http":
-		return "80"
-	case "https":
-		return "443"
-	}
-	return ""
-}
-
-// redirectMessage says where a redirect that was not followed led, or
-// returns "" when resp is not a redirect with a Location.
-func redirectMessage(resp *http.Response) string {
-	if resp.StatusCode < 300 || resp.StatusCode > 399 {
-		return ""
-	}
-	loc := resp.Header.Get("Location")
-	if u, err := resp.Location(); err == nil {
-		loc = u.String()
-	}
-	if loc == "" {
-		return ""
-	}
-	if len(loc) > 300 {
-		loc = loc[:300] + "…"
-	}
-	return fmt.Sprintf("redirected to %s, not followed (the API key, headers and prompt are never sent to another address; use the address redirected to)", loc)
 }
 
 // endpoint returns the URL of an API path such as "/chat/completions".
@@ -638,13 +594,13 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 	if sc != nil {
 		clock = sc.lastRead
 	}
-	lim := c.limits(maxTokens)
-	fb := &bodyReader{r: body, clock: clock, start: start, max: lim.bytes}
+	lim := c.Limits(maxTokens)
+	fb := &bodyReader{r: body, clock: clock, start: start, max: lim.Bytes}
 	dec := sse.NewDecoder(fb)
 	dec.SetClock(clock)
-	dec.SetMaxEventSize(lim.event)
+	dec.SetMaxEventSize(lim.EventBytes)
 	checkID := tr.EchoedID != "" && tr.EchoedID == tr.RequestID
-	n := min(max(maxTokens, 16), 4096, lim.content)
+	n := min(max(maxTokens, 16), 4096, lim.ContentEvents)
 	if cap(tr.TokenTimes) < n {
 		// Room for the whole answer up front: no growth mid-stream.
 		tr.TokenTimes = make([]time.Duration, 0, n)
@@ -663,8 +619,8 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 			c.end(ctx, tr, err, lim)
 			return
 		}
-		if tr.Events >= lim.events {
-			tr.Err = overflow(tr, fmt.Sprintf("more than %d events (Client.MaxEvents)", lim.events))
+		if tr.Events >= lim.Events {
+			tr.Err = overflow(tr, fmt.Sprintf("more than %d events (Client.MaxEvents)", lim.Events))
 			return
 		}
 		at := ev.At.Sub(start)
@@ -732,12 +688,12 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 		if !p.token {
 			continue
 		}
-		if len(tr.TokenTimes) >= lim.content {
+		if len(tr.TokenTimes) >= lim.ContentEvents {
 			// Keep the trace as it was before this event.
 			tr.Events--
 			tr.LastEvent = last
 			p.text = p.text[:textEnd(tr)]
-			tr.Err = overflow(tr, fmt.Sprintf("more than %d content events (Client.MaxContentEvents)", lim.content))
+			tr.Err = overflow(tr, fmt.Sprintf("more than %d content events (Client.MaxContentEvents)", lim.ContentEvents))
 			return
 		}
 		tr.TokenTimes = append(tr.TokenTimes, at)
@@ -764,18 +720,25 @@ func textEnd(tr *Trace) int {
 // overflow is the error of a response that crossed one of the client's
 // limits, which what says.
 func overflow(tr *Trace, what string) *Error {
-	return &Error{Kind: KindOverflow, Status: tr.Status, Message: fmt.Sprintf("the response sent %s; the request was stopped there, after %d events (%d content events)", what, tr.Events, len(tr.TokenTimes))}
+	return &Error{Kind: KindOverflow, Status: tr.Status, Message: OverflowMessage(what, tr.Events, len(tr.TokenTimes))}
+}
+
+// OverflowMessage is the message of a response stopped at a limit: what
+// it sent ("more than 4096 content events"), and the events and content
+// events kept before it.
+func OverflowMessage(what string, events, content int) string {
+	return fmt.Sprintf("the response sent %s; the request was stopped there, after %d events (%d content events)", what, events, content)
 }
 
 // end records how a stream that did not reach "[DONE]" ended.
-func (c *Client) end(ctx context.Context, tr *Trace, err error, lim limits) {
+func (c *Client) end(ctx context.Context, tr *Trace, err error, lim Limits) {
 	complete := tr.FinishReason != ""
 	switch {
 	case errors.Is(err, errBodyLimit):
-		tr.Err = overflow(tr, fmt.Sprintf("more than %d bytes (Client.MaxBytes)", lim.bytes))
+		tr.Err = overflow(tr, fmt.Sprintf("more than %d bytes (Client.MaxBytes)", lim.Bytes))
 		tr.Err.Err = err
 	case errors.Is(err, sse.ErrEventTooLarge):
-		tr.Err = overflow(tr, fmt.Sprintf("an event of more than %d bytes (Client.MaxEventBytes)", lim.event))
+		tr.Err = overflow(tr, fmt.Sprintf("an event of more than %d bytes (Client.MaxEventBytes)", lim.EventBytes))
 		tr.Err.Err = err
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		if !complete {
@@ -826,7 +789,7 @@ func drain(body io.ReadCloser) {
 // object's message, a plain {"error": "..."} string, or the start of the
 // body.
 func errorMessage(resp *http.Response) string {
-	if msg := redirectMessage(resp); msg != "" {
+	if msg := origin.NotFollowed(resp); msg != "" {
 		return msg
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -896,7 +859,7 @@ func (c *Client) Health(ctx context.Context) (int, *api.Health, error) {
 		return 0, nil, fmt.Errorf("health: %w", err)
 	}
 	defer resp.Body.Close()
-	if msg := redirectMessage(resp); msg != "" {
+	if msg := origin.NotFollowed(resp); msg != "" {
 		return resp.StatusCode, nil, fmt.Errorf("health: %d: %s", resp.StatusCode, msg)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

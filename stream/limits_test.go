@@ -151,15 +151,36 @@ func TestLimitsAreConfigurable(t *testing.T) {
 func TestDefaultLimits(t *testing.T) {
 	for _, tt := range []struct {
 		maxTokens int
-		want      limits
+		want      Limits
 	}{
-		{0, limits{content: 1 << 18, events: 1<<19 + 1024, bytes: 64 << 20, event: 4 << 20}},
-		{256, limits{content: 4096, events: 9216, bytes: 16 << 20, event: 4 << 20}},
-		{2048, limits{content: 8192, events: 17408, bytes: 32 << 20, event: 4 << 20}},
-		{1 << 20, limits{content: 1 << 22, events: 1<<23 + 1024, bytes: 64 << 20, event: 4 << 20}},
+		{0, Limits{ContentEvents: 1 << 18, Events: 1<<19 + 1024, Bytes: 64 << 20, EventBytes: 4 << 20}},
+		{256, Limits{ContentEvents: 4096, Events: 9216, Bytes: 16 << 20, EventBytes: 4 << 20}},
+		{2048, Limits{ContentEvents: 8192, Events: 17408, Bytes: 32 << 20, EventBytes: 4 << 20}},
+		{1 << 20, Limits{ContentEvents: 1 << 22, Events: 1<<23 + 1024, Bytes: 64 << 20, EventBytes: 4 << 20}},
 	} {
-		if got := (&Client{}).limits(tt.maxTokens); got != tt.want {
+		if got := (&Client{}).Limits(tt.maxTokens); got != tt.want {
 			t.Errorf("limits(%d) = %+v, want %+v", tt.maxTokens, got, tt.want)
+		}
+	}
+}
+
+// TestContent: what the client counts as a content event, the relay too.
+func TestContent(t *testing.T) {
+	for _, tt := range []struct {
+		data string
+		want bool
+	}{
+		{`{"choices":[{"delta":{"content":"a"}}]}`, true},
+		{`{"choices":[{"text":"a"}]}`, true},
+		{`{"choices":[{"delta":{"reasoning_content":"a"}}]}`, true},
+		{`{"choices":[{"delta":{"role":"assistant"}}]}`, false},
+		{`{"choices":[{"delta":{"content":""}}]}`, false},
+		{`{"choices":[],"usage":{"completion_tokens":3}}`, false},
+		{`[DONE]`, false},
+		{`not json`, false},
+	} {
+		if got := Content([]byte(tt.data)); got != tt.want {
+			t.Errorf("Content(%s) = %v, want %v", tt.data, got, tt.want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -138,26 +137,6 @@ func TestRetryClientFollowsNoRedirect(t *testing.T) {
 		}
 		if hc != nil && hc.CheckRedirect != nil {
 			t.Errorf("the caller's client was changed")
-		}
-	}
-}
-
-func TestSameOrigin(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		want bool
-	}{
-		{"http://h:80/a", "http://H/b", true},
-		{"https://h/a", "https://h:443/b", true},
-		{"http://h/a", "https://h/a", false},
-		{"http://h:8080/", "http://h:8081/", false},
-		{"http://h/", "http://sub.h/", false},
-		{"http://[::1]:80/", "http://[::1]/", true},
-	} {
-		a, _ := url.Parse(tt.a)
-		b, _ := url.Parse(tt.b)
-		if got := sameOrigin(a, b); got != tt.want {
-			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,5 +240,48 @@ func TestServePprofRefusedBeyondLoopback(t *testing.T) {
 	// --insecure lets the API through without a key, never the profiles.
 	if got := run([]string{"serve", "--pprof", "--insecure", "--addr", "0.0.0.0:0"}); got != exitUsage {
 		t.Errorf("serve --pprof on 0.0.0.0 without a key: exit %d, want %d", got, exitUsage)
+	}
+}
+
+// TestBenchProfileRemoteRedirected: a target whose /debug/pprof/
+// redirects to another origin: nothing is sent there, and the run warns
+// naming the redirect, not the other origin's answer.
+func TestBenchProfileRemoteRedirected(t *testing.T) {
+	var mu sync.Mutex
+	var leaked []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.URL.Path+" "+r.Header.Get("Authorization")+" "+r.Header.Get("X-Team"))
+		mu.Unlock()
+		http.Error(w, "other origin", http.StatusInternalServerError)
+	}))
+	defer other.Close()
+	var target pprofTarget
+	base, err := url.Parse(target.start(t, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mock := httputil.NewSingleHostReverseProxy(base)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/debug/pprof/") {
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+			return
+		}
+		mock.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	t.Setenv("TP_TEST_KEY", "sk-secret")
+	text, code := cliRun(t, "bench", "--url", front.URL, "--profile", "--api-key-env", "TP_TEST_KEY", "-H", "X-Team: team-secret",
+		"--suite", writeBenchSuite(t, "30s"), "-n", "1", "--warmup", "0", "--out", t.TempDir(), "--no-history", "-q")
+	if code != exitOK {
+		t.Errorf("exit %d: a profile not taken must not fail the run:\n%s", code, text)
+	}
+	if want := "redirected to " + other.URL + "/debug/pprof/, not followed"; !strings.Contains(text, want) || strings.Contains(text, "answered 500") {
+		t.Errorf("want a warning naming the redirect (%s), not the other origin's answer:\n%s", want, text)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(leaked) != 0 {
+		t.Errorf("the other origin got %q", leaked)
 	}
 }

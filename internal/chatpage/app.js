@@ -9,8 +9,18 @@
 // Query parameters: render=per-token|frame|debounce16 (the render
 // strategy), max_tokens=N, model=NAME, busy=MS (a test knob: busy-wait MS
 // after each DOM insertion, a stand-in for a costly relayout).
+//
+// Served by bench --browser's relay, the page finds the relay's per-run
+// secret in its URL's fragment (#relay=SECRET), which the relay never
+// serves, and sends it in X-Tokenpulse-Relay with every request: the
+// relay relays nothing without it. The relay stops an answer past plain
+// bench's limits with a last event {"tokenpulse_relay": {"error":
+// "overflow", "message": ...}}, which fails the answer with that kind.
 
 const params = new URLSearchParams(location.search);
+const relaySecret = new URLSearchParams(location.hash.slice(1)).get("relay") || "";
+if (relaySecret) history.replaceState(null, "", location.pathname + location.search);
+const relayHeaders = relaySecret ? { "X-Tokenpulse-Relay": relaySecret } : {};
 const $ = (id) => document.getElementById(id);
 const answer = $("answer");
 const promptBox = $("prompt");
@@ -145,7 +155,7 @@ function newRecord(id, t0, trusted) {
   return {
     id, t0, trusted, render: config.render, prompt: "",
     fetchAt: -1, headersAt: -1, firstByteAt: -1, endAt: -1, abortedAt: -1,
-    status: 0, error: "", finish: "", chunkID: "", foreign: 0, dropped: 0,
+    status: 0, error: "", errorKind: "", finish: "", chunkID: "", foreign: 0, dropped: 0,
     usage: null, timings: null,
     arrival: [], serverNS: [], tokens: [], text: [], insert: [], paint: [], paintSource: [], frame: [],
     settled: false,
@@ -158,7 +168,7 @@ function stop(rec, at) {
   if (!rec || rec.endAt >= 0 || rec.abortedAt >= 0) return;
   rec.abortedAt = at;
   rec.controller.abort();
-  fetch("/v1/abort?request_id=" + encodeURIComponent(rec.id), { method: "POST" }).catch(() => {});
+  fetch("/v1/abort?request_id=" + encodeURIComponent(rec.id), { method: "POST", headers: relayHeaders }).catch(() => {});
 }
 
 async function ask(t0, trusted) {
@@ -187,7 +197,7 @@ async function ask(t0, trusted) {
     rec.fetchAt = performance.now();
     const resp = await fetch("/v1/chat/completions", {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Request-ID": id },
+      headers: { "Content-Type": "application/json", "X-Request-ID": id, ...relayHeaders },
       body: JSON.stringify(body),
       signal: rec.controller.signal,
     });
@@ -226,6 +236,13 @@ async function read(rec, reader) {
       if (data === "[DONE]") return;
       let chunk;
       try { chunk = JSON.parse(data); } catch { continue; }
+      const relay = chunk && chunk.tokenpulse_relay;
+      if (relay) {
+        // The relay stopped the answer at a limit.
+        rec.error = String(relay.message || relay.error);
+        rec.errorKind = String(relay.error || "");
+        return;
+      }
       event(rec, chunk, at);
     }
   }

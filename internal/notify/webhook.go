@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tokenpulse/tokenpulse/internal/origin"
 )
 
 // Webhook posts msg as JSON to the webhook at rawURL with the default
@@ -131,6 +133,10 @@ func postOnce(ctx context.Context, client *http.Client, u *url.URL, body []byte,
 		return 0, err
 	}
 	defer resp.Body.Close()
+	if to := origin.Location(resp); to != nil && !origin.Same(to, u) {
+		// Named by scheme and host only: a webhook's path is its secret.
+		return -1, fmt.Errorf("redirected to another origin (%s://%s), not followed", to.Scheme, to.Host)
+	}
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode/100 == 2 {
@@ -176,23 +182,21 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // sameOriginOnly returns a copy of c that follows a redirect only within
-// the webhook's origin (scheme, host and port): the alert's body and
-// headers never go to another server.
+// the webhook's origin (scheme, host and port; c's own policy there, else
+// up to 10): the alert's body and headers never go to another server (see
+// package origin). A redirect elsewhere is handed back to postOnce, which
+// fails with it.
 func sameOriginOnly(c *http.Client) *http.Client {
 	cc := *c
-	next := c.CheckRedirect
-	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		from := via[0].URL
-		if req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
-			return fmt.Errorf("redirected to another origin (%s://%s), not followed", req.URL.Scheme, req.URL.Host)
+	same := c.CheckRedirect
+	if same == nil {
+		same = func(_ *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			return nil
 		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
 	}
+	cc.CheckRedirect = origin.CheckRedirect(same)
 	return &cc
 }

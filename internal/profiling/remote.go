@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/tokenpulse/tokenpulse/internal/origin"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
@@ -39,15 +40,18 @@ type Target struct {
 	// the one under way, so a run's profile ends at most a window after
 	// the run (the idle tail adds no samples).
 	Window time.Duration
-	// Client makes the requests (http.DefaultClient when nil).
+	// Client makes the requests (http.DefaultClient when nil), through a
+	// copy that follows no redirect (package origin): the key and the
+	// headers go to BaseURL's origin only, and a redirect fails the fetch,
+	// naming where it led.
 	Client *http.Client
 }
 
 func (t Target) client() *http.Client {
 	if t.Client != nil {
-		return t.Client
+		return origin.Client(t.Client)
 	}
-	return http.DefaultClient
+	return origin.Client(http.DefaultClient)
 }
 
 func (t Target) get(ctx context.Context, path string) (*http.Response, error) {
@@ -72,6 +76,9 @@ func (t Target) Probe(ctx context.Context) error {
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
+	if msg := origin.NotFollowed(resp); msg != "" {
+		return fmt.Errorf("GET /debug/pprof/ answered %s: %s", resp.Status, msg)
+	}
 	switch resp.StatusCode {
 	case http.StatusOK:
 		return nil
@@ -146,6 +153,9 @@ func (r *remote) window(ctx context.Context, secs int) (*profile.Profile, error)
 		return nil, fmt.Errorf("fetching the profile: %w", err)
 	}
 	defer resp.Body.Close()
+	if msg := origin.NotFollowed(resp); msg != "" {
+		return nil, fmt.Errorf("fetching the profile: %s: %s", resp.Status, msg)
+	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
 	if err != nil {
 		return nil, fmt.Errorf("fetching the profile: %w", err)

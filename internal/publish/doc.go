@@ -31,5 +31,9 @@
 // changed. report.html is uploaded last, so the link never points at a
 // report whose charts are still missing.
 //
+// No redirect is followed (package origin's rule; minio-go's client hands
+// every 3xx back): the signed requests and the files go to the endpoint
+// and nowhere else.
+//
 // Upload is safe for concurrent use; a Dest is a plain value.
 package publish

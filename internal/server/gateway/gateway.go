@@ -49,6 +49,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/internal/origin"
 	"github.com/tokenpulse/tokenpulse/internal/server"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
@@ -100,10 +101,11 @@ func New(o Options) (*Gateway, error) {
 			ResponseHeaderTimeout: o.HeaderTimeout,
 		}}
 	}
-	// The upstream's key and the prompt never follow a redirect: it is
-	// the upstream's answer, a 502 for the client.
+	// The upstream's key and the prompt never follow a redirect (package
+	// origin; none within the upstream's origin either): it is the
+	// upstream's answer, a 502 for the client.
 	cc := *c
-	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	cc.CheckRedirect = origin.CheckRedirect(nil)
 	return &Gateway{base: base, key: o.APIKey, model: o.Model, client: &cc}, nil
 }
 

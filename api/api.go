@@ -133,9 +133,29 @@ func (o RequestOptions) IsZero() bool {
 // the stream and its usage chunk are how the client measures.
 var ReservedExtraKeys = []string{"stream", "stream_options"}
 
-// ExtraObject decodes an extra body: a JSON object, whose keys are
+// The bounds of an extra body ([RequestOptions.ExtraBody]): it is sent
+// with every request and recorded in the run file, so a large or deeply
+// nested one would swell both (10⁴ levels in 20 KB gave a 200 MB run
+// file, which common JSON readers refuse). Sampling options and vendor
+// switches need neither.
+const (
+	// MaxExtraBodyBytes is its largest size: 64 KiB.
+	MaxExtraBodyBytes = 64 << 10
+	// MaxExtraBodyDepth is its deepest nesting of objects and arrays,
+	// the outer object being level 1: 64.
+	MaxExtraBodyDepth = 64
+)
+
+// ExtraObject decodes an extra body: a JSON object of at most
+// [MaxExtraBodyBytes] and [MaxExtraBodyDepth] levels, whose keys are
 // returned with their values, none of them one of [ReservedExtraKeys].
 func ExtraObject(b []byte) (map[string]json.RawMessage, error) {
+	if len(b) > MaxExtraBodyBytes {
+		return nil, fmt.Errorf("%d bytes: at most %d KiB (api.MaxExtraBodyBytes)", len(b), MaxExtraBodyBytes>>10)
+	}
+	if d := jsonDepth(b); d > MaxExtraBodyDepth {
+		return nil, fmt.Errorf("nested %d levels or more: at most %d (api.MaxExtraBodyDepth)", d, MaxExtraBodyDepth)
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("not a JSON object: %w", err)
@@ -149,6 +169,36 @@ func ExtraObject(b []byte) (map[string]json.RawMessage, error) {
 		}
 	}
 	return m, nil
+}
+
+// jsonDepth returns the deepest nesting of objects and arrays in the JSON
+// text b, brackets inside strings left out; it stops counting one past
+// MaxExtraBodyDepth.
+func jsonDepth(b []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > deepest {
+				if deepest = depth; deepest > MaxExtraBodyDepth {
+					return deepest
+				}
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // Prompt is a completion prompt: a JSON string or an array holding exactly

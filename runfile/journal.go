@@ -196,9 +196,11 @@ type Journal struct {
 
 // ReadJournal reads the journal at path. A line that does not decode (the
 // last one, cut short when the writer died; or any other) is left out and
-// noted in Notes; only a missing or unreadable header is an error.
+// noted in Notes. A missing or unreadable header is an error, and so is
+// a journal the run's rules refuse (see DecodeJournal): an *InvalidError
+// naming the line.
 func ReadJournal(path string) (*Journal, error) {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +208,13 @@ func ReadJournal(path string) (*Journal, error) {
 }
 
 // DecodeJournal decodes a journal's bytes; path names it in notes and
-// errors.
+// errors. Each entry must hold a valid request (Request.Validate) in a
+// slot of its own (a phase and slot written twice is refused, not
+// counted twice), and together they must pass the rules of a run that
+// span its requests (ids unique, at most one cold request, no more
+// measured draws than the header's config asked for, at most
+// MaxRequests): the refusal is an *InvalidError naming the first
+// offending line.
 func DecodeJournal(path string, b []byte) (*Journal, error) {
 	j := &Journal{Path: path}
 	lines := bytes.Split(b, []byte("\n"))
@@ -231,6 +239,10 @@ func DecodeJournal(path string, b []byte) (*Journal, error) {
 	if j.Header.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%s: run file schema %d is newer than this tokenpulse reads (%d)", path, j.Header.SchemaVersion, SchemaVersion)
 	}
+	var lineOf []int
+	if len(lines)-1 > MaxRequests {
+		return nil, &InvalidError{Path: path, Msg: tooMany(len(lines) - 1)}
+	}
 	for i := 1; i < len(lines); i++ {
 		var e JournalEntry
 		err := json.Unmarshal(lines[i], &e)
@@ -248,8 +260,56 @@ func DecodeJournal(path string, b []byte) (*Journal, error) {
 			continue
 		}
 		j.Entries = append(j.Entries, e)
+		lineOf = append(lineOf, i+1)
+	}
+	if err := j.validate(lineOf); err != nil {
+		return nil, err
 	}
 	return j, nil
+}
+
+// validate checks the journal's entries; lineOf[k] is entry k's line.
+func (j *Journal) validate(lineOf []int) error {
+	if len(j.Entries) > MaxRequests {
+		return &InvalidError{Path: j.Path, Msg: tooMany(len(j.Entries))}
+	}
+	where := func(k int) string {
+		e := &j.Entries[k]
+		s := fmt.Sprintf("line %d (%s slot %d", lineOf[k], e.Phase, e.Slot)
+		if e.Request.RequestID != "" {
+			s += ", id " + e.Request.RequestID
+		}
+		return s + ")"
+	}
+	type key struct {
+		phase string
+		slot  int
+	}
+	slots := make(map[key]int, len(j.Entries))
+	reqs := make([]Request, len(j.Entries))
+	for k := range j.Entries {
+		e := &j.Entries[k]
+		if e.Slot < 0 {
+			return &InvalidError{Path: j.Path, Where: where(k), Field: "slot", Msg: fmt.Sprintf("%d is negative", e.Slot)}
+		}
+		if first, ok := slots[key{e.Phase, e.Slot}]; ok {
+			return &InvalidError{Path: j.Path, Where: where(k), Field: "slot", Msg: fmt.Sprintf("written before, on line %d: each request is journaled once", lineOf[first])}
+		}
+		slots[key{e.Phase, e.Slot}] = k
+		if err := e.Request.Validate(); err != nil {
+			return place(err, j.Path, where(k))
+		}
+		reqs[k] = e.Request
+		reqs[k].Cold = e.Phase == PhaseCold || reqs[k].Cold
+		reqs[k].Warmup = e.Phase == PhaseWarmup || reqs[k].Warmup
+		if e.Phase == PhaseScenario {
+			reqs[k].Warmup = true // a scenario's requests are no draws of the sample
+		}
+	}
+	if err := checkSet(reqs, j.Header.Config, where); err != nil {
+		return place(err, j.Path, "")
+	}
+	return nil
 }
 
 // Run returns the run the journal records: the header's fields, the

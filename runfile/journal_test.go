@@ -1,6 +1,7 @@
 package runfile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func TestJournalRoundTrip(t *testing.T) {
 	// whatever their slot.
 	add := func(phase string, slot int, id string) {
 		t.Helper()
-		if err := w.Append(phase, slot, &Request{RequestID: id, Index: 99, TTFTNS: 5}); err != nil {
+		if err := w.Append(phase, slot, &Request{RequestID: id, Index: 99, TTFTNS: 5, E2ENS: 5, ContentEvents: 1, TokenTimesNS: []int64{5}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +76,7 @@ func TestJournalTornLastLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if err := w.Append(PhaseMeasure, i, &Request{RequestID: "r"}); err != nil {
+		if err := w.Append(PhaseMeasure, i, &Request{RequestID: fmt.Sprint("r", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,11 +16,15 @@
 package runfile
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/api"
@@ -619,32 +623,153 @@ type FollowUp struct {
 	OldPaintsAfterClick *int `json:"old_paints_after_click,omitempty"`
 }
 
-// Load reads and validates a run file.
+// Load reads and validates a run file: one larger than MaxFileBytes is
+// refused before it is read, it is decoded as it is read (the requests
+// one at a time, refused past MaxRequests), and the run must pass
+// Run.Validate. A refusal is an *InvalidError naming path.
 func Load(path string) (*Run, error) {
-	b, err := os.ReadFile(path)
+	f, err := openBounded(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := Decode(b)
+	defer f.Close()
+	r, err := decode(f)
 	if err != nil {
+		var ie *InvalidError
+		if errors.As(err, &ie) {
+			ie.Path = path
+			return nil, ie
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
 }
 
-// Decode parses a run file from b.
-func Decode(b []byte) (*Run, error) {
-	var r Run
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("not a run file: %w", err)
+// openBounded opens the file at path, refusing one larger than
+// MaxFileBytes.
+func openBounded(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi.Size() > MaxFileBytes {
+		f.Close()
+		return nil, &InvalidError{Path: path, Msg: fmt.Sprintf("%d bytes: tokenpulse reads run files and journals of at most %d MiB (runfile.MaxFileBytes)", fi.Size(), MaxFileBytes>>20)}
+	}
+	return f, nil
+}
+
+// readBounded reads the file at path, refusing one larger than
+// MaxFileBytes.
+func readBounded(path string) ([]byte, error) {
+	f, err := openBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err == nil && len(b) > MaxFileBytes {
+		err = &InvalidError{Path: path, Msg: fmt.Sprintf("grew past %d MiB while read (runfile.MaxFileBytes)", MaxFileBytes>>20)}
+	}
+	return b, err
+}
+
+// Decode parses a run file from b and validates it (see Load).
+func Decode(b []byte) (*Run, error) { return decode(bytes.NewReader(b)) }
+
+// decode reads a run file from rd as it comes: the requests one at a
+// time, refused past MaxRequests before they are decoded, the other
+// fields (small) as one object. The run must pass Run.Validate.
+func decode(rd io.Reader) (*Run, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(rd, 1<<16))
+	notRun := func(err error) error { return fmt.Errorf("not a run file: %w", err) }
+	if tok, err := dec.Token(); err != nil {
+		return nil, notRun(err)
+	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, notRun(fmt.Errorf("want a JSON object, got %v", tok))
+	}
+	var r Run
+	rest := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, notRun(err)
+		}
+		key, _ := tok.(string)
+		// encoding/json matches keys without regard to case: so does
+		// the one key read here.
+		if strings.EqualFold(key, "requests") {
+			if r.Requests, err = decodeRequests(dec); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, notRun(err)
+		}
+		rest[key] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, notRun(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, notRun(errors.New("data after the run's object"))
+	}
+	b, err := json.Marshal(rest)
+	if err != nil {
+		return nil, notRun(err)
+	}
+	reqs := r.Requests
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, notRun(err)
+	}
+	r.Requests = reqs
 	if r.SchemaVersion == 0 {
 		return nil, errors.New("not a run file: no schema_version")
 	}
 	if r.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("run file schema %d is newer than this tokenpulse reads (%d)", r.SchemaVersion, SchemaVersion)
 	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
 	return &r, nil
+}
+
+// decodeRequests reads the requests array from dec, one request at a
+// time, refusing the (MaxRequests+1)th before decoding it.
+func decodeRequests(dec *json.Decoder) ([]Request, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("not a run file: requests: %w", err)
+	}
+	if tok == nil {
+		return nil, nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("not a run file: requests: want an array, got %v", tok)
+	}
+	out := []Request{}
+	for dec.More() {
+		if len(out) == MaxRequests {
+			return nil, &InvalidError{Msg: tooMany(len(out) + 1)}
+		}
+		var q Request
+		if err := dec.Decode(&q); err != nil {
+			return nil, fmt.Errorf("not a run file: request %d: %w", len(out), err)
+		}
+		out = append(out, q)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("not a run file: requests: %w", err)
+	}
+	return out, nil
 }
 
 // Write writes the run file to path atomically (see WriteJSON).
@@ -653,12 +778,12 @@ func (r *Run) Write(path string) error { return WriteJSON(path, r) }
 // ReadJSON reads the JSON file at path into v; when path is a directory,
 // the file called name inside it (a run directory's sweep.json or
 // repeats.json). It returns the file's path, which a decoding error
-// names too.
+// names too. A file larger than MaxFileBytes is refused unread.
 func ReadJSON(path, name string, v any) (string, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		path = filepath.Join(path, name)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path)
 	if err != nil {
 		return path, err
 	}

@@ -14,7 +14,7 @@ func ms(v ...int64) []int64 {
 }
 
 func TestWriteLoadRoundTrip(t *testing.T) {
-	r := &Run{SchemaVersion: SchemaVersion, Target: Target{URL: "http://x"}, Requests: []Request{{RequestID: "a", TokenTimesNS: ms(1, 2)}}}
+	r := &Run{SchemaVersion: SchemaVersion, Target: Target{URL: "http://x"}, Requests: []Request{{RequestID: "a", TTFTNS: 1e6, E2ENS: 2e6, ContentEvents: 2, TokenTimesNS: ms(1, 2)}}}
 	p := filepath.Join(t.TempDir(), "sub", "run.json")
 	if err := r.Write(p); err != nil {
 		t.Fatal(err)

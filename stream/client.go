@@ -65,7 +65,8 @@ type Client struct {
 	APIKey string
 	// Header holds extra headers sent with every request; they replace the
 	// client's own headers of the same name, except X-Request-ID, which
-	// is always [Request.ID].
+	// is always [Request.ID]. [CheckHeader] says which a caller may set
+	// (bench's -H refuses the others before measuring).
 	Header http.Header
 	// NoUsage stops the client asking for usage
 	// (stream_options.include_usage), for servers that reject the field.

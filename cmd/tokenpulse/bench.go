@@ -25,6 +25,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
+	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
 	"github.com/tokenpulse/tokenpulse/tokencount"
 )
@@ -352,7 +353,9 @@ func (f *benchFlags) validateArrival(fs *pflag.FlagSet) error {
 	return nil
 }
 
-// parseHeaders turns K:V flags into a header.
+// parseHeaders turns K:V flags (-H, of bench, sweep and ab) into a
+// header, each checked by the client's rule (stream.CheckHeader) before
+// anything is measured.
 func parseHeaders(hs []string) (http.Header, error) {
 	h := http.Header{}
 	for _, kv := range hs {
@@ -361,7 +364,11 @@ func parseHeaders(hs []string) (http.Header, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--header %q: want K:V", kv)
 		}
-		h.Add(k, strings.TrimSpace(v))
+		v = strings.Trim(v, " \t")
+		if err := stream.CheckHeader(k, v); err != nil {
+			return nil, fmt.Errorf("--header %q: %w", kv, err)
+		}
+		h.Add(k, v)
 	}
 	return h, nil
 }

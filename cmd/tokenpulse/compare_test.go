@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -63,7 +64,7 @@ func seededRun(t *testing.T, dir string, seed uint64, itlMS float64, start time.
 		if i%2 == 1 {
 			cat = "complex"
 		}
-		run.Requests = append(run.Requests, runfile.Request{Index: i, RequestID: "r", Category: cat, PromptID: "p", Status: 200,
+		run.Requests = append(run.Requests, runfile.Request{Index: i, RequestID: fmt.Sprint("r", i), Category: cat, PromptID: "p", Status: 200,
 			TTFTNS: times[0], E2ENS: ts, OutputTokens: 60, ContentEvents: 60, TokenTimesNS: times})
 	}
 	measure.Summarize(run)

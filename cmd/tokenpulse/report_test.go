@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,59 @@ func TestReportBadInput(t *testing.T) {
 				t.Errorf("err = %v, want a usage error (exit %d)", err, exitUsage)
 			}
 		})
+	}
+}
+
+// TestReportAndCompareRefuseAbsurdRunFiles: a run file with a negative
+// TTFT was reported, and compared as "ttft.p50 -5.00 ms improved", exit
+// 0; both now refuse it with exit 2, naming the file and the request.
+func TestReportAndCompareRefuseAbsurdRunFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	if err := reporttest.StallRun().Write(good); err != nil {
+		t.Fatal(err)
+	}
+	r := reporttest.StallRun()
+	q := &r.Requests[3]
+	q.TTFTNS, q.TokenTimesNS[0] = -5_000_000, -5_000_000
+	bad := filepath.Join(dir, "bad.json")
+	if err := r.Write(bad); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"report", bad}, {"compare", good, bad}, {"compare", bad, good}} {
+		out, code := cliRun(t, args...)
+		if code != exitUsage || !strings.Contains(out, bad) || !strings.Contains(out, "request 3 (id "+q.RequestID+"): ttft_ns") {
+			t.Errorf("%q: exit %d (want %d), output:\n%s", args, code, exitUsage, out)
+		}
+	}
+	if out, code := cliRun(t, "compare", good, good); code != exitOK {
+		t.Errorf("compare of a sane run with itself: exit %d\n%s", code, out)
+	}
+}
+
+// TestReportSaysStoredSummaryDiffers: report showed the stored summary's
+// TTFT in its tables and one recomputed from the requests in the
+// server's account, without saying that they differ.
+func TestReportSaysStoredSummaryDiffers(t *testing.T) {
+	r := reporttest.StallRun()
+	path := filepath.Join(t.TempDir(), "run.json")
+	if err := r.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := runReportCmd(t, path); err != nil || strings.Contains(out, "stored summary") {
+		t.Fatalf("a consistent run: err %v, output warns:\n%s", err, out)
+	}
+	stored := r.Summary.Overall.TTFTMs.P50
+	r.Summary.Overall.TTFTMs.P50 = stored + 100
+	if err := r.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runReportCmd(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("overall ttft.p50 %.6g stored, %.6g from the requests", stored+100, stored)
+	if strings.Count(out, want) < 2 { // stderr, and the report's warnings
+		t.Errorf("output lacks %q on stderr and in the report:\n%s", want, out)
 	}
 }

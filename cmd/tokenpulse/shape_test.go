@@ -230,6 +230,19 @@ func TestBenchShapeBadValuesAreUsageErrors(t *testing.T) {
 		{[]string{"--extra-body", `{"model": "x"}`}, "--model-name instead"},
 		{[]string{"--extra-body", `{"temperature": 1}`, "--temperature", "0"}, "--temperature instead"},
 		{[]string{"--extra-body", `{"stop": "x"}`, "--stop", "y"}, "--stop instead"},
+		// One level past the bound (5,000 levels in 10 KB made a 50 MB
+		// run file before; api's test nests 10⁴).
+		{[]string{"--extra-body", `{"a":` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + "}"}, "--extra-body: nested 65 levels or more: at most 64"},
+		{[]string{"--extra-body", `{"a":"` + strings.Repeat("x", 64<<10) + `"}`}, "--extra-body: 65544 bytes: at most 64 KiB"},
+		// -H values that started the run (every request failed as
+		// "connect", exit 1) or were dropped or broke the abort.
+		{[]string{"-H", "X-A: b\r\nX-Injected: yes"}, "control character"},
+		{[]string{"-H", "Bad Name: v"}, "not an HTTP token"},
+		{[]string{"-H", "Host: evil.example"}, "header Host is tokenpulse's own: the host comes from --url"},
+		{[]string{"-H", "X-Request-ID: fixed"}, "header X-Request-ID is tokenpulse's own"},
+		{[]string{"-H", "Content-Length: 3"}, "header Content-Length is tokenpulse's own"},
+		{[]string{"-H", "Transfer-Encoding: chunked"}, "header Transfer-Encoding is tokenpulse's own"},
+		{[]string{"-H", "Connection: close"}, "header Connection is tokenpulse's own"},
 	} {
 		args := append([]string{"bench", "--url", url, "--model-name", "m", "--suite", writeBenchSuite(t, "30s"),
 			"-n", "1", "--warmup", "0", "--out", t.TempDir(), "--no-history", "-q"}, tc.args...)

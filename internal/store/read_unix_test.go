@@ -73,4 +73,3 @@ func TestOpenReadOlderSchemaUnwritable(t *testing.T) {
 		})
 	}
 }
-

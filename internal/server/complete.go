@@ -347,6 +347,9 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*pars
 		temp, topP, topK, minP, seed = req.Temperature, req.TopP, req.TopK, req.MinP, req.Seed
 		g.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
 	}
+	if br := checkUnsupported(body); br != nil {
+		return nil, br
+	}
 	p.includeUsage = opts != nil && opts.IncludeUsage
 
 	models := s.b.Models()

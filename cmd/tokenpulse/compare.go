@@ -180,7 +180,11 @@ func recordedBase(ctx context.Context, historyPath, against string, any bool, cu
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	s, err := store.Open(historyPath)
+	s, err := store.OpenRead(historyPath)
+	if errors.Is(err, store.ErrNoFile) {
+		// Nothing recorded yet: no base, and no file created to say so.
+		return nil, "", 0, &errNoBase{fmt.Sprintf("no earlier run of %s, model %q, device %q: %v", cur.Target.Key(), cur.Target.Model, cur.Device.Key(), err)}
+	}
 	if err != nil {
 		return nil, "", 0, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -35,7 +36,8 @@ model and device, newest first, with their headline figures and verdict.
 Every bench run is recorded. The file is $XDG_DATA_HOME/tokenpulse/history.db
 when XDG_DATA_HOME is set, else under the platform's data directory
 (~/.local/share, ~/Library/Application Support, %LocalAppData%); --history
-moves it.`,
+moves it. Listing writes nothing to a file of the current schema, so it
+works on a read-only filesystem.`,
 		Example: `  tokenpulse history
   tokenpulse history --target http://127.0.0.1:8080/v1 --limit 5`,
 		Args: cobra.NoArgs,
@@ -47,14 +49,23 @@ moves it.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			s, err := store.Open(f.history)
+			path, err := store.Resolve(f.history)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			es, err := s.List(ctx, store.Filter{Target: f.target, Model: f.model, Device: f.device, Limit: f.limit})
-			if err != nil {
+			var es []store.Entry
+			s, err := store.OpenRead(path)
+			switch {
+			case errors.Is(err, store.ErrNoFile):
+				// Nothing recorded yet: list nothing, create nothing.
+			case err != nil:
 				return err
+			default:
+				defer s.Close()
+				es, err = s.List(ctx, store.Filter{Target: f.target, Model: f.model, Device: f.device, Limit: f.limit})
+				if err != nil {
+					return err
+				}
 			}
 			if f.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -64,7 +75,7 @@ moves it.`,
 				}
 				return enc.Encode(es)
 			}
-			return writeHistory(cmd.OutOrStdout(), s.Path(), es)
+			return writeHistory(cmd.OutOrStdout(), path, es)
 		},
 	}
 	fl := cmd.Flags()

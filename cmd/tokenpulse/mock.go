@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +41,10 @@ event carries its server emit time (tokenpulse.server_ns), so a client's
 measurements can be checked against ground truth.
 
 Jitter is uniform in [-jitter, +jitter] on each event's deadline. An
-injected error is a 500 server_error answered before any token.`,
+injected error is a 500 server_error answered before any token.
+
+SIGINT or SIGTERM shuts down gracefully: running streams get 10 s to
+finish, then they are aborted; a second signal exits at once.`,
 		Example: `  tokenpulse mock --addr 127.0.0.1:8081 --ttft 150ms --itl 20ms --tokens 30
   tokenpulse mock --stall 400ms --stall-every 10 --stall-match compare
   tokenpulse mock --tokens-per-event 4 --cold-extra 2s --error-rate 0.05 --seed 7`,
@@ -74,7 +75,7 @@ injected error is a 500 server_error answered before any token.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := shutdownOnSignals(cmd.Context(), "mock", cmd.ErrOrStderr())
 			defer stop()
 			if err := srv.WarmUp(ctx); err != nil {
 				return err

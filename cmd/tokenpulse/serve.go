@@ -1,15 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -148,36 +143,6 @@ func envKey(flag, name string) (string, error) {
 	return v, nil
 }
 
-// watchSignals ends the returned context at the first signal on sigs (a
-// graceful shutdown), and at a second one says so on w and calls exit at
-// once (with 128 + the signal's number), for when the grace is too long
-// to wait. stop ends the watch.
-func watchSignals(parent context.Context, sigs <-chan os.Signal, w io.Writer, exit func(int)) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancel(parent)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sigs:
-		case <-done:
-			return
-		}
-		fmt.Fprintln(w, "tokenpulse serve: shutting down; a second Ctrl-C exits at once")
-		cancel()
-		select {
-		case sig := <-sigs:
-			code := 1
-			if n, ok := sig.(syscall.Signal); ok {
-				code = 128 + int(n)
-			}
-			fmt.Fprintf(w, "tokenpulse serve: second %v: exiting at once, without waiting for running streams\n", sig)
-			exit(code)
-		case <-done:
-		}
-	}()
-	var once sync.Once
-	return ctx, func() { once.Do(func() { close(done); cancel() }) }
-}
-
 // gatewayParallel is --parallel's default in front of an upstream runtime.
 const gatewayParallel = 64
 
@@ -221,10 +186,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 		return usageErr(fmt.Errorf("--pprof: %w: %s", server.ErrPprofExposed, f.addr))
 	}
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	ctx, stop := watchSignals(cmd.Context(), sigs, cmd.ErrOrStderr(), os.Exit)
+	ctx, stop := shutdownOnSignals(cmd.Context(), "serve", cmd.ErrOrStderr())
 	defer stop()
 
 	var (

@@ -94,7 +94,7 @@ func TestServeSecondSignalExits(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	var out bytes.Buffer
 	exited := make(chan int, 1)
-	ctx, stop := watchSignals(t.Context(), sigs, &out, func(code int) { exited <- code })
+	ctx, stop := watchSignals(t.Context(), "serve", sigs, &out, func(code int) { exited <- code })
 	defer stop()
 	sigs <- os.Interrupt
 	<-ctx.Done()

@@ -42,11 +42,20 @@ func ValidRender(s string) bool {
 	return false
 }
 
-//go:embed index.html app.js
+//go:embed index.html app.js style.css
 var files embed.FS
 
-// Handler serves the page: index.html at / and app.js beside it; any other
-// path is 404. It takes GET and HEAD only.
+// Policy is the page's Content-Security-Policy: it loads its script and
+// stylesheet from its own origin only (nothing inline, no eval), talks to
+// its own origin only (the completions and /v1/abort), may not be framed,
+// and has no base URL or form target to hijack. A script injected into
+// the answer could neither run nor send anything elsewhere.
+const Policy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+	"img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Handler serves the page: index.html at /, app.js and style.css beside
+// it; any other path is 404. It takes GET and HEAD only. Every answer
+// carries Policy, cross-origin isolation (COOP and COEP) and no-store.
 func Handler() http.Handler {
 	fs := http.FileServerFS(files)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,22 +64,27 @@ func Handler() http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		switch r.URL.Path {
-		case "/", "/index.html", "/app.js":
-		default:
+		if !Serves(r.URL.Path) {
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("Cache-Control", "no-store")
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Content-Security-Policy", Policy)
+		h.Set("X-Content-Type-Options", "nosniff")
 		// Cross-origin isolation gives the page its finest clock (the
 		// timers and paint times of an isolated page are not coarsened).
-		w.Header().Set("Cross-Origin-Opener-Policy", "same-origin")
-		w.Header().Set("Cross-Origin-Embedder-Policy", "require-corp")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Embedder-Policy", "require-corp")
 		fs.ServeHTTP(w, r)
 	})
 }
 
 // Serves reports whether Handler serves path.
 func Serves(path string) bool {
-	return path == "/" || path == "/index.html" || path == "/app.js"
+	switch path {
+	case "/", "/index.html", "/app.js", "/style.css":
+		return true
+	}
+	return false
 }

@@ -60,7 +60,7 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 	}
 
 	if reason := s.broken.Load(); reason != nil {
-		writeError(w, http.StatusServiceUnavailable, "server_error", "", "backend_broken", "the backend can serve no further request: "+*reason)
+		writeRequestError(w, brokenError(errors.New(*reason)))
 		return
 	}
 
@@ -87,7 +87,7 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 			switch {
 			case errors.Is(err, ErrBroken):
 				s.markBroken(err)
-				writeError(w, http.StatusServiceUnavailable, "server_error", "", "backend_broken", "the backend can serve no further request: "+err.Error())
+				writeRequestError(w, brokenError(err))
 			case errors.As(err, &reqErr):
 				writeRequestError(w, reqErr)
 			default:
@@ -200,28 +200,15 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 		s.endAborted(ctx, out, e, res, started)
 	case errors.Is(err, ErrBroken):
 		s.markBroken(err)
-		msg := "the backend can serve no further request: " + err.Error()
-		if !out.begun() {
-			writeError(w, http.StatusServiceUnavailable, "server_error", "", "backend_broken", msg)
-			return
-		}
-		out.fail(http.StatusServiceUnavailable, "server_error", msg)
+		s.answerFailure(w, out, brokenError(err))
 	case errors.As(err, &reqErr):
 		if reqErr.Status >= 500 {
 			s.log.Error("generation failed", "request_id", id, "status", reqErr.Status, "err", reqErr.Message)
 		}
-		if !out.begun() {
-			writeRequestError(w, reqErr)
-			return
-		}
-		out.fail(reqErr.Status, reqErr.Type, reqErr.Message)
+		s.answerFailure(w, out, reqErr)
 	case err != nil:
 		s.log.Error("generation failed", "request_id", id, "err", err)
-		if !out.begun() {
-			writeError(w, http.StatusInternalServerError, "server_error", "", "", "generation failed: "+err.Error())
-			return
-		}
-		out.fail(http.StatusInternalServerError, "server_error", "generation failed: "+err.Error())
+		s.answerFailure(w, out, &RequestError{Status: http.StatusInternalServerError, Type: "server_error", Message: "generation failed: " + err.Error()})
 	default:
 		finishReason := res.FinishReason
 		if finishReason == "" {
@@ -232,6 +219,23 @@ func (s *Server) handleCompletion(rw http.ResponseWriter, r *http.Request, key [
 		s.log.Info("request done", "request_id", id, "finish_reason", finishReason,
 			"tokens", e.produced.Load(), "queue", started.Sub(received), "e2e", time.Since(received))
 	}
+}
+
+// answerFailure answers a failed generation with e: the HTTP answer when
+// the stream has not begun, else its error event. Both carry e.answer().
+func (s *Server) answerFailure(w http.ResponseWriter, out *output, e *RequestError) {
+	if !out.begun() {
+		writeRequestError(w, e)
+		return
+	}
+	out.fail(e)
+}
+
+// brokenError is the failure of a request the backend can no longer
+// serve (ErrBroken): 503, code backend_broken.
+func brokenError(err error) *RequestError {
+	return &RequestError{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "backend_broken",
+		Message: "the backend can serve no further request: " + err.Error()}
 }
 
 // endAborted ends a request stopped by /v1/abort, a disconnect or
@@ -342,6 +346,9 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*pars
 		maxTokens = req.MaxTokens
 		temp, topP, topK, minP, seed = req.Temperature, req.TopP, req.TopK, req.MinP, req.Seed
 		g.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
+	}
+	if br := checkUnsupported(body); br != nil {
+		return nil, br
 	}
 	p.includeUsage = opts != nil && opts.IncludeUsage
 

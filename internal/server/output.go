@@ -238,16 +238,17 @@ func (o *output) end(finish string, usage *api.Usage, t *api.Timings) {
 	o.flush(true)
 }
 
-// fail ends a stream that has begun with an error event (OpenAI's shape:
-// a data line holding {"error": ...}); no [DONE] follows.
-func (o *output) fail(status int, typ, msg string) {
+// fail ends a stream that has begun with e as an error event (OpenAI's
+// shape: a data line holding {"error": ...}, the body the same failure
+// gets before the stream: RequestError.answer); no [DONE] follows.
+func (o *output) fail(e *RequestError) {
 	if !o.stream {
 		// Headers are out only for streams; a non-streamed answer is
 		// written whole at the end, so this cannot happen.
 		return
 	}
-	code := http.StatusText(status)
-	buf, err := marshal(api.ErrorBody{Error: api.ErrorDetail{Message: msg, Type: typ, Code: &code}})
+	_, d := e.answer()
+	buf, err := marshal(api.ErrorBody{Error: d})
 	if err != nil {
 		return
 	}

@@ -171,18 +171,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeError writes an OpenAI-shaped error body.
 func writeError(w http.ResponseWriter, status int, typ, param, code, msg string) {
-	d := api.ErrorDetail{Message: msg, Type: typ}
-	if param != "" {
-		d.Param = &param
-	}
-	if code != "" {
-		d.Code = &code
-	}
+	writeRequestError(w, &RequestError{Status: status, Type: typ, Param: param, Code: code, Message: msg})
+}
+
+// writeRequestError writes a rejection or failure as the HTTP answer.
+func writeRequestError(w http.ResponseWriter, e *RequestError) {
+	status, d := e.answer()
 	writeJSON(w, status, api.ErrorBody{Error: d})
 }
 
-// writeRequestError writes a backend's rejection.
-func writeRequestError(w http.ResponseWriter, e *RequestError) {
+// answer is how e is answered: its HTTP status and OpenAI-shaped error
+// body. It is the one mapping for both ways a request fails: the HTTP
+// answer before a stream begins (writeRequestError) and the stream's
+// error event after (output.fail), so a client reads the same type and
+// code whenever the failure came. A status outside 4xx/5xx is 400; a
+// missing type is invalid_request_error below 500, server_error from it.
+func (e *RequestError) answer() (int, api.ErrorDetail) {
 	status, typ := e.Status, e.Type
 	if status < 400 || status > 599 {
 		status = http.StatusBadRequest
@@ -193,7 +197,14 @@ func writeRequestError(w http.ResponseWriter, e *RequestError) {
 			typ = "server_error"
 		}
 	}
-	writeError(w, status, typ, e.Param, e.Code, e.Message)
+	d := api.ErrorDetail{Message: e.Message, Type: typ}
+	if e.Param != "" {
+		d.Param = &e.Param
+	}
+	if e.Code != "" {
+		d.Code = &e.Code
+	}
+	return status, d
 }
 
 // statusWriter remembers the status written, for the requests counter.

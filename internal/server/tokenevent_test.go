@@ -321,7 +321,7 @@ func TestFailAfterSilenceRenewsDeadline(t *testing.T) {
 	}
 	// Two timeouts of silence: the deadline set with that token is long past.
 	now = now.Add(2 * timeout)
-	o.fail(http.StatusInternalServerError, "server_error", "backend failed")
+	o.fail(&RequestError{Status: http.StatusInternalServerError, Type: "server_error", Message: "backend failed"})
 	if rec.deadlines != 2 {
 		t.Errorf("deadline set %d times, want 2 (the token, then the error event)", rec.deadlines)
 	}

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if db := os.Getenv(helperDB); db != "" {
 		os.Exit(recordHelper(db))
 	}
+	if path := os.Getenv(openReadChild); path != "" {
+		os.Exit(openReadHelper(path))
+	}
 	os.Exit(m.Run())
 }
 

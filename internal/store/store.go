@@ -60,8 +60,9 @@ var ErrNotFound = errors.New("no such run in the history")
 
 // Store is an open history file.
 type Store struct {
-	db   *sql.DB
-	path string
+	db       *sql.DB
+	path     string
+	readOnly bool // opened by OpenRead at the current schema
 }
 
 // DefaultPath returns the default history file, as the package doc
@@ -96,17 +97,12 @@ func DefaultPath() (string, error) {
 }
 
 // Open opens (creating it and its directory if needed) the history file at
-// path, "" meaning DefaultPath(), and brings its schema up to date.
+// path, "" meaning DefaultPath(), and brings its schema up to date. To
+// read only, OpenRead needs no write access.
 func Open(path string) (*Store, error) {
-	if path == "" {
-		p, err := DefaultPath()
-		if err != nil {
-			return nil, err
-		}
-		path = p
-	}
-	if strings.ContainsRune(path, '?') {
-		return nil, fmt.Errorf("history file %q: a path with '?' is not supported", path)
+	path, err := Resolve(path)
+	if err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("history file: %w", err)
@@ -122,6 +118,22 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("history file %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// Resolve returns the history file path names: DefaultPath() for "", and
+// refuses a path SQLite would misread (one with a '?').
+func Resolve(path string) (string, error) {
+	if path == "" {
+		p, err := DefaultPath()
+		if err != nil {
+			return "", err
+		}
+		path = p
+	}
+	if strings.ContainsRune(path, '?') {
+		return "", fmt.Errorf("history file %q: a path with '?' is not supported", path)
+	}
+	return path, nil
 }
 
 // Path returns the file the store was opened on.
@@ -480,6 +492,9 @@ func Record(path string, run *runfile.Run) (int64, error) {
 // returns the existing id and writes nothing. Headline figures come from
 // run.Summary as it is.
 func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
+	if s.readOnly {
+		return 0, fmt.Errorf("history file %s: opened for reading only", s.path)
+	}
 	js, err := json.Marshal(run)
 	if err != nil {
 		return 0, fmt.Errorf("encode run: %w", err)

@@ -9,14 +9,19 @@
 #
 #   docs/perf/verdict.sh [NORMAL_RUNS] [REGRESSED_PER_KIND]   (default 55 20)
 #
-# It builds tokenpulse, keeps everything in a temporary directory, and
-# sends traffic only to a mock on 127.0.0.1.
+# It builds tokenpulse, keeps everything in a temporary directory (kept
+# for inspection with KEEP=1), and sends traffic only to a mock on
+# 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 normal=${1:-55}
 per_kind=${2:-20}
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+cleanup() {
+	kill $(jobs -p) 2>/dev/null || true
+	if [ -n "${KEEP:-}" ]; then echo "kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
 go build -o "$work/tokenpulse" ./cmd/tokenpulse
 tp="$work/tokenpulse"
 hist="$work/history.db"
@@ -69,7 +74,7 @@ for i in $(seq "$normal"); do
 		"$tp" compare "$work/r$k/run.json" --against last --history "$hist" >"$work/r$k.log" 2>&1 || code=$?
 		tried[$name]=$((${tried[$name]:-0} + 1))
 		[ "$code" = 98 ] && detected[$name]=$((${detected[$name]:-0} + 1))
-		echo "  regressed $name load=$state exit=$code"
+		echo "  regressed $name load=$state exit=$code ($work/r$k.log)"
 	fi
 done
 load off

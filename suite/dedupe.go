@@ -212,7 +212,7 @@ func dedupe(texts []string, near float64) (verdict []Duplicate, of []int, compar
 	h := newMinHasher(lshBands(near))
 	sets := make([][]uint64, len(texts)) // bigram sets of the kept texts, sorted
 	sketches := make([]bitSketch, len(texts))
-	index := map[uint64]int32{}          // band key -> 1 + its newest entry in chain
+	index := map[uint64]int32{} // band key -> 1 + its newest entry in chain
 	var chain []lshEntry
 	stamp := make([]int32, len(texts)) // stamp[k] == i+1: k already compared with i
 	keys := make([]uint64, h.bands)

@@ -353,3 +353,24 @@ func BenchmarkDedupeTemplated(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDedupeDistinct times Dedupe on 30,000 prompts of 20–40 words
+// drawn from 5,000, nearly all distinct.
+func BenchmarkDedupeDistinct(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 5))
+	vocab := make([]string, 5000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprint("w", r.Uint64()%1e9)
+	}
+	texts := make([]string, 30000)
+	for i := range texts {
+		w := make([]string, 20+r.IntN(20))
+		for j := range w {
+			w[j] = vocab[r.IntN(len(vocab))]
+		}
+		texts[i] = strings.Join(w, " ")
+	}
+	for range b.N {
+		Dedupe(texts, DefaultNearDuplicate)
+	}
+}

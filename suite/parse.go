@@ -47,11 +47,19 @@ func Load(path string, opts ...Option) (*Suite, error) {
 		return nil, fmt.Errorf("load suite: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > MaxFileBytes {
+		return nil, tooLarge(path)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("load suite: %w", err)
 	}
 	return Parse(path, data, opts...)
+}
+
+// tooLarge is the error for a suite file over MaxFileBytes.
+func tooLarge(name string) error {
+	return &Error{File: name, Msg: fmt.Sprintf("more than %d bytes (%d MiB): a suite file may hold no more; split it", MaxFileBytes, MaxFileBytes>>20)}
 }
 
 // Parse parses a suite from data; name is the file name used in error
@@ -62,7 +70,7 @@ func Load(path string, opts ...Option) (*Suite, error) {
 // prompt, a description) of more than MaxPromptBytes, are refused.
 func Parse(name string, data []byte, opts ...Option) (*Suite, error) {
 	if len(data) > MaxFileBytes {
-		return nil, &Error{File: name, Msg: fmt.Sprintf("more than %d bytes (%d MiB): a suite file may hold no more; split it", MaxFileBytes, MaxFileBytes>>20)}
+		return nil, tooLarge(name)
 	}
 	p := &parser{file: name, opts: collect(opts)}
 	s := p.suite(data)

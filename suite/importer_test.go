@@ -1,6 +1,9 @@
 package suite
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
 	"errors"
 	"io"
 	"os"
@@ -414,6 +417,9 @@ func FuzzImport(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
 		formats := []string{FormatAuto, FormatShareGPT, FormatJSONL, FormatCSV}
 		opts := ImportOptions{Format: formats[int(format)%len(formats)], FirstTurnOnly: format&4 != 0}
+		if format&8 != 0 {
+			opts.MaxPromptBytes = 16 // rows of 64 bytes: the oversize paths
+		}
 		s, rep, err := Import("f", data, opts)
 		if err != nil {
 			return
@@ -422,6 +428,57 @@ func FuzzImport(f *testing.F) {
 			t.Fatalf("kept %d, suite has %d prompts", rep.Kept, len(s.Prompts()))
 		}
 		roundTrip(t, s)
+	})
+}
+
+// FuzzImportCSVRecords holds that the bounded record splitter cuts a CSV
+// file where encoding/csv reading it whole does: when the whole file
+// reads without error, the same records with the same lines.
+func FuzzImportCSVRecords(f *testing.F) {
+	f.Add([]byte("prompt,label\n\"x\ny\",\"a \"\"b\"\"\tc\"\n\nlast,\"\"\r\n\"q\",z"))
+	f.Add([]byte("a,b\n1,\"2\n\n3\"\n\"\"\"\"\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole := csv.NewReader(bytes.NewReader(data))
+		whole.FieldsPerRecord = -1
+		var want [][]string
+		var wantLines []int
+		for {
+			rec, err := whole.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return // encoding/csv's recovery after an error is its own
+			}
+			line, _ := whole.FieldPos(0)
+			want, wantLines = append(want, rec), append(wantLines, line)
+		}
+		recs := &csvRecords{br: bufio.NewReader(bytes.NewReader(data)), comma: ',', max: len(data) + 1}
+		var got [][]string
+		var gotLines []int
+		for {
+			rec, first, _, long, err := recs.next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil || long {
+				t.Fatalf("record at line %d: %v, long %v", first, err, long)
+			}
+			cr := csv.NewReader(bytes.NewReader(rec))
+			cr.FieldsPerRecord = -1
+			fields, err := cr.Read()
+			if errors.Is(err, io.EOF) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("record at line %d %q: %v", first, rec, err)
+			}
+			line, _ := cr.FieldPos(0)
+			got, gotLines = append(got, fields), append(gotLines, first+line-1)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotLines, wantLines) {
+			t.Fatalf("records %q at lines %v, encoding/csv %q at %v", got, gotLines, want, wantLines)
+		}
 	})
 }
 

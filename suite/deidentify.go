@@ -42,14 +42,17 @@ var emailRE = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0
 //     4-6-5 and 4-6-4) separated by single spaces or dashes.
 //   - [PHONE]: numbers written with a leading + (8–15 digits, any of the
 //     separators space, dash, dot and parentheses); mainland China mobile
-//     numbers 1[3-9]XXXXXXXXX (whole or 3-4-4); North American numbers
+//     numbers 1[3-9]XXXXXXXXX (whole or 3-4-4 with spaces, dashes or
+//     dots: "138.1234.5678"); North American numbers
 //     written 3-3-4 or 1-3-3-4 with separators, "(555) 234-5678"; and
 //     national numbers with a trunk 0 written in at least two groups,
 //     10–12 digits in all ("010-12345678", "020 7946 0958",
 //     "06 12 34 56 78"), or 00 and an international number.
 //
 // Numbers are read as runs of ASCII digit groups joined by one or two of
-// space, dash, dot and parentheses; a value is a stretch of whole groups of
+// space, dash, dot and parentheses (ASCII or full-width, "（010）12345678");
+// a run may touch letters or CJK text on either side ("电话138.1234.5678。").
+// A value is a stretch of whole groups of
 // a run, so a digit is never split from its neighbours, and a group after
 // a dot (a decimal part) never starts a value. Everything else is left
 // alone: years, dates, quantities, prices, times, version numbers, a bare
@@ -117,9 +120,7 @@ func scanRun(s string, i int) (numRun, bool) {
 		r.plus = true
 		j++
 	}
-	if j < len(s) && s[j] == '(' {
-		j++
-	}
+	j += openParenAt(s, j)
 	if j >= len(s) || !isDigit(s[j]) {
 		return r, false
 	}
@@ -140,39 +141,81 @@ func scanRun(s string, i int) (numRun, bool) {
 		if sep == 0 || len(r.groups) >= 64 {
 			return r, true
 		}
-		r.seps = append(r.seps, s[k:k+sep])
+		r.seps = append(r.seps, halfWidthParens.Replace(s[k:k+sep]))
 		j = k + sep
 	}
 }
 
-// separatorAt returns the length (1 or 2) of the separator at k when a
-// digit follows it, else 0. A separator is one of " ", "-", "." or one of
-// them with a parenthesis: ")", "(", ") ", " (", ")-", "-(".
+// separatorAt returns the length in bytes of the separator at k when a
+// digit follows it, else 0. A separator is one of " ", "-", "." or a
+// parenthesis, or one of each: ")", "(", ") ", " (", ")-", "-(". A
+// parenthesis may be full-width, "（" or "）", as Chinese text writes an
+// area code: "（010）12345678".
 func separatorAt(s string, k int) int {
-	plain := func(c byte) bool { return c == ' ' || c == '-' || c == '.' }
-	paren := func(c byte) bool { return c == '(' || c == ')' }
-	for n := 1; n <= 2; n++ {
-		if k+n >= len(s) || !isDigit(s[k+n]) {
-			continue
-		}
-		sep := s[k : k+n]
-		switch {
-		case n == 1 && (plain(sep[0]) || paren(sep[0])):
-			return 1
-		case n == 2 && (paren(sep[0]) && plain(sep[1]) || plain(sep[0]) && paren(sep[1])):
-			return 2
-		}
+	kind, n := sepChar(s, k)
+	if n == 0 {
+		return 0
+	}
+	if k+n < len(s) && isDigit(s[k+n]) {
+		return n
+	}
+	kind2, n2 := sepChar(s, k+n)
+	if n2 == 0 || kind2 == kind || k+n+n2 >= len(s) || !isDigit(s[k+n+n2]) {
+		return 0
+	}
+	return n + n2
+}
+
+// sepChar returns the kind ('-' for space, dash and dot; '(' for a
+// parenthesis, ASCII or full-width) and the length in bytes of the
+// separator character at k, or 0, 0.
+func sepChar(s string, k int) (byte, int) {
+	if k >= len(s) {
+		return 0, 0
+	}
+	switch s[k] {
+	case ' ', '-', '.':
+		return '-', 1
+	case '(', ')':
+		return '(', 1
+	}
+	if strings.HasPrefix(s[k:], "（") || strings.HasPrefix(s[k:], "）") {
+		return '(', len("（")
+	}
+	return 0, 0
+}
+
+// halfWidthParens writes full-width parentheses as ASCII ones, so that a
+// run's separators compare alike whichever was written.
+var halfWidthParens = strings.NewReplacer("（", "(", "）", ")")
+
+// openParenAt returns the length in bytes of the opening parenthesis, "("
+// or "（", at i, else 0.
+func openParenAt(s string, i int) int {
+	switch {
+	case i < len(s) && s[i] == '(':
+		return 1
+	case strings.HasPrefix(s[i:], "（"):
+		return len("（")
 	}
 	return 0
 }
 
-// paren reports whether group g opens with "(".
-func (r *numRun) paren(s string, g int) bool {
-	if g == 0 {
-		st := r.groups[0].start
-		return st > 0 && s[st-1] == '('
+// openParenBefore returns the length in bytes of the opening parenthesis,
+// "(" or "（", that ends just before i, else 0.
+func openParenBefore(s string, i int) int {
+	switch {
+	case i > 0 && s[i-1] == '(':
+		return 1
+	case strings.HasSuffix(s[:i], "（"):
+		return len("（")
 	}
-	return strings.HasSuffix(r.seps[g-1], "(")
+	return 0
+}
+
+// paren reports whether group g opens with "(" (or "（").
+func (r *numRun) paren(s string, g int) bool {
+	return openParenBefore(s, r.groups[g].start) > 0
 }
 
 // match looks for a value starting at group g, the longest first. It
@@ -210,7 +253,7 @@ func (r *numRun) match(s string, g int) (int, string, int) {
 			return j, MaskCard, start
 		case v.isPhone():
 			if v.paren {
-				start--
+				start -= openParenBefore(s, start)
 			}
 			if v.plus {
 				start--
@@ -387,7 +430,7 @@ func (v value) isPhone() bool {
 	}
 	switch {
 	case len(d) == 11 && d[0] == '1' && '3' <= d[1] && d[1] <= '9' &&
-		(len(v.sizes) == 1 || v.shape(3, 4, 4) && v.plain(" ", "-")):
+		(len(v.sizes) == 1 || v.shape(3, 4, 4) && v.plain(" ", "-", ".")):
 		return true // mainland China mobile
 	case v.shape(3, 3, 4) && d[0] >= '2' && sameSeps(" -."),
 		v.shape(1, 3, 3, 4) && d[0] == '1' && d[1] >= '2' && !v.paren && sameSeps(" -."):

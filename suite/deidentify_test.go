@@ -95,6 +95,18 @@ func TestImportDeidentify(t *testing.T) {
 		{"room 12 13912345678", "room 12 [PHONE]", MaskCounts{MaskPhone: 1}},
 		{"12345678901 and 123812345678", "12345678901 and 123812345678", MaskCounts{}}, // not 1[3-9], or 12 digits
 
+		// Against CJK text, with every separator the docs list.
+		{"电话138.1234.5678", "电话[PHONE]", MaskCounts{MaskPhone: 1}},
+		{"电话：138.1234.5678。", "电话：[PHONE]。", MaskCounts{MaskPhone: 1}},
+		{"电话138 1234 5678谢谢，或139-1234-5678转", "电话[PHONE]谢谢，或[PHONE]转", MaskCounts{MaskPhone: 2}},
+		{"号码是555.234.5678。", "号码是[PHONE]。", MaskCounts{MaskPhone: 1}},
+		{"电话（010）12345678，传真(010)87654321。", "电话[PHONE]，传真[PHONE]。", MaskCounts{MaskPhone: 2}},
+		{"邮箱jane@example.com谢谢", "邮箱[EMAIL]谢谢", MaskCounts{MaskEmail: 1}},
+		{"身份证号11010519491231002X谢谢", "身份证号[ID]谢谢", MaskCounts{MaskID: 1}},
+		{"卡号4111 1111 1111 1111。", "卡号[CARD]。", MaskCounts{MaskCard: 1}},
+		{"版本138.1234.5678.9，138.1234.56789", "版本138.1234.5678.9，138.1234.56789", MaskCounts{}}, // a decimal part; not 3-4-4
+		{"（2023）年（12）月", "（2023）年（12）月", MaskCounts{}},
+
 		// Ordinary numbers stay.
 		{"In 2023 we shipped 1500 units at 3.50 each; in 2024 growth was 12%.", "In 2023 we shipped 1500 units at 3.50 each; in 2024 growth was 12%.", MaskCounts{}},
 		{"on 2024-01-15 at 10:30, 1999-2003, 2024.01.15", "on 2024-01-15 at 10:30, 1999-2003, 2024.01.15", MaskCounts{}},
@@ -118,7 +130,7 @@ func TestImportDeidentify(t *testing.T) {
 func FuzzImportDeidentify(f *testing.F) {
 	for _, s := range []string{
 		"手机13812345678，身份证11010519491231002X", "card 4111 1111 1111 1111", "+44 (0)20 7946 0958",
-		"(555) 234-5678", "a@b.co 1.2.3", "110105 19491231 002X", "+", "(", "0", "1-", "((1", "+(1)2",
+		"(555) 234-5678", "a@b.co 1.2.3", "电话（010）12345678", "（（1", "1）（2", "138.1234.5678", "110105 19491231 002X", "+", "(", "0", "1-", "((1", "+(1)2",
 		"123-45-6789", "00 00 00 00 00", strings.Repeat("1 ", 100),
 	} {
 		f.Add(s)

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -80,7 +81,30 @@ type ImportOptions struct {
 	// LongFrom and ComplexFrom are the length buckets in words; 0 takes
 	// DefaultLongFrom and DefaultComplexFrom.
 	LongFrom, ComplexFrom int
+	// MaxPromptBytes bounds a prompt's text in bytes; 0 is
+	// DefaultMaxPromptBytes, at most MaxPromptBytes. A row holding a
+	// longer prompt is bad, and a row (a JSONL line, a CSV record, a
+	// ShareGPT element) of more than RowBytes(MaxPromptBytes) is bad
+	// without being held in memory.
+	MaxPromptBytes int
 }
+
+// DefaultMaxPromptBytes is the default bound of an imported prompt: 512
+// KiB, about 128k tokens of English (some 4 bytes a token) or 170k
+// Chinese characters, as much as the 128k-token context windows of most
+// served models hold whole. A longer prompt cannot measure their latency;
+// for a model with a 1M-token window, raise the bound (MaxPromptBytes).
+const DefaultMaxPromptBytes = 512 << 10
+
+// MaxPromptBytes is the most that any prompt or turn of a suite may hold,
+// in Import and in Load and Parse: 8 MiB, some 2 million tokens, the
+// largest context windows offered.
+const MaxPromptBytes = 8 << 20
+
+// RowBytes is the largest row Import reads for a prompt bound of
+// maxPrompt: four times as much, room for a conversation's several turns
+// and JSON's escapes.
+func RowBytes(maxPrompt int) int { return 4 * maxPrompt }
 
 // ImportReport says what Import read, dropped and masked.
 type ImportReport struct {
@@ -168,6 +192,19 @@ func (im *importer) bad(line, index int, format string, args ...any) {
 // When no prompt is left, Import returns the report and an error wrapping
 // ErrNoPrompts.
 func Import(file string, data []byte, opts ImportOptions) (*Suite, *ImportReport, error) {
+	return ImportReader(file, bytes.NewReader(data), opts)
+}
+
+// ImportReader is Import reading from r as it goes: it holds one row of the
+// input at a time, never more than RowBytes(opts.MaxPromptBytes) of it,
+// and the prompts it keeps.
+func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *ImportReport, error) {
+	if opts.MaxPromptBytes == 0 {
+		opts.MaxPromptBytes = DefaultMaxPromptBytes
+	}
+	if opts.MaxPromptBytes < 1 || opts.MaxPromptBytes > MaxPromptBytes {
+		return nil, nil, fmt.Errorf("prompt bound %d bytes: want 1 to %d", opts.MaxPromptBytes, MaxPromptBytes)
+	}
 	if opts.LabelField == "" {
 		opts.LabelField = "label"
 	}
@@ -194,20 +231,24 @@ func Import(file string, data []byte, opts ImportOptions) (*Suite, *ImportReport
 	rep := &ImportReport{File: file, Masked: MaskCounts{}}
 	im := &importer{file: file, opts: opts, rep: rep}
 
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	br := bufio.NewReaderSize(r, sniffBytes)
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
 	format := strings.ToLower(opts.Format)
 	if format == "" || format == FormatAuto {
-		format = sniff(file, data)
+		head, _ := br.Peek(sniffBytes)
+		format = sniff(file, head)
 	}
 	rep.Format = format
 	var err error
 	switch format {
 	case FormatShareGPT:
-		err = im.readShareGPT(data)
+		err = im.readShareGPT(br)
 	case FormatJSONL:
-		im.readJSONL(data)
+		err = im.readJSONL(br)
 	case FormatCSV:
-		err = im.readCSV(data)
+		err = im.readCSV(br)
 	default:
 		return nil, nil, fmt.Errorf("unknown format %q: want auto, sharegpt, jsonl or csv", opts.Format)
 	}
@@ -356,8 +397,11 @@ func Import(file string, data []byte, opts ImportOptions) (*Suite, *ImportReport
 	return s, rep, nil
 }
 
+// sniffBytes is how far sniff looks for the first character.
+const sniffBytes = 64 << 10
+
 // sniff guesses the format from the file's extension (.jsonl, .ndjson,
-// .csv, .tsv), else from the first character that is not space.
+// .csv, .tsv), else from the first character that is not space in head.
 func sniff(file string, data []byte) string {
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".jsonl", ".ndjson":
@@ -375,62 +419,136 @@ func sniff(file string, data []byte) string {
 	return FormatCSV
 }
 
-// lines converts byte offsets of data to 1-based line numbers, counting
-// on from the last offset asked for when offsets grow.
-type lines struct {
-	data []byte
-	off  int
-	line int
+// errRowTooLong stops reading a row longer than the bound.
+var errRowTooLong = errors.New("row too long")
+
+// window is the input as a JSON decoder reads it: it keeps the bytes read
+// since the last offset asked for (at), to count their lines, and fails
+// a read that would hold more than max of them.
+type window struct {
+	r     io.Reader
+	max   int
+	buf   []byte // bytes from offset base on
+	base  int64
+	lines int // newlines before base
 }
 
-func (l *lines) at(off int64) int {
-	o := min(max(int(off), 0), len(l.data))
-	if o < l.off {
-		l.off, l.line = 0, 0
+func (w *window) Read(p []byte) (int, error) {
+	if len(w.buf) > w.max {
+		return 0, errRowTooLong
 	}
-	l.line += bytes.Count(l.data[l.off:o], []byte("\n"))
-	l.off = o
-	return 1 + l.line
+	n, err := w.r.Read(p)
+	w.buf = append(w.buf, p[:n]...)
+	return n, err
+}
+
+// at returns the 1-based line of offset off (not before the last asked
+// for) and forgets the bytes before it.
+func (w *window) at(off int64) int {
+	k := min(max(int(off-w.base), 0), len(w.buf))
+	w.lines += bytes.Count(w.buf[:k], []byte("\n"))
+	w.buf = append(w.buf[:0], w.buf[k:]...)
+	w.base += int64(k)
+	return 1 + w.lines
 }
 
 // readShareGPT reads a JSON array of conversations.
-func (im *importer) readShareGPT(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
+func (im *importer) readShareGPT(r io.Reader) error {
+	max := RowBytes(im.opts.MaxPromptBytes)
+	// The decoder reads ahead by at most its buffer; the window bounds
+	// what it holds to an element and that much more.
+	w := &window{r: r, max: max + 64<<10}
+	dec := json.NewDecoder(w)
 	dec.UseNumber()
-	lineAt := &lines{data: data}
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('[') {
-		return fmt.Errorf("%s:%d: not a JSON array of conversations", im.file, lineAt.at(dec.InputOffset()))
+		return fmt.Errorf("%s:%d: not a JSON array of conversations", im.file, w.at(dec.InputOffset()))
 	}
 	for i := 0; dec.More(); i++ {
 		start := dec.InputOffset()
 		// InputOffset is before the comma and space that precede an
 		// element; the element's line is that of its first character.
-		rest := data[min(int(start), len(data)):]
+		w.at(start)
+		rest := w.buf
 		skip := len(rest) - len(bytes.TrimLeft(rest, ", \t\r\n"))
-		line := lineAt.at(start + int64(skip))
+		line := w.at(start + int64(skip))
 		im.rep.Rows++
 		var v any
 		if err := dec.Decode(&v); err != nil {
+			if errors.Is(err, errRowTooLong) {
+				im.bad(line, i, "element of more than %d bytes (%d a prompt, --max-prompt-bytes), the rest of the file is not read", max, im.opts.MaxPromptBytes)
+				return nil
+			}
 			im.bad(line, i, "invalid JSON, the rest of the file is not read: %v", err)
 			return nil
+		}
+		if n := dec.InputOffset() - start - int64(skip); n > int64(max) {
+			im.bad(line, i, "element of %d bytes, more than %d (%d a prompt, --max-prompt-bytes)", n, max, im.opts.MaxPromptBytes)
+			continue
 		}
 		im.object(v, line, i)
 	}
 	if _, err := dec.Token(); err != nil {
-		im.rep.Problems = append(im.rep.Problems, &ImportProblem{File: im.file, Line: lineAt.at(dec.InputOffset()), Index: -1, Msg: fmt.Sprintf("invalid JSON after the last element: %v", err)})
+		im.rep.Problems = append(im.rep.Problems, &ImportProblem{File: im.file, Line: w.at(dec.InputOffset()), Index: -1, Msg: fmt.Sprintf("invalid JSON after the last element: %v", err)})
 	}
 	return nil
 }
 
+// lineReader reads lines of at most max bytes; it reads past a longer one
+// in chunks of its buffer, never holding it whole.
+type lineReader struct {
+	br   *bufio.Reader
+	max  int
+	line int    // the 1-based number of the last line read
+	buf  []byte // the last line read
+}
+
+// next reads the next line, without its "\n"; long reports a line of more
+// than max bytes (skipped: line is nil), n its length. It returns io.EOF
+// after the last line.
+func (l *lineReader) next() (line []byte, n int, long bool, err error) {
+	l.buf = l.buf[:0]
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		n += len(chunk)
+		if !long {
+			if len(l.buf)+len(chunk) > l.max+1 { // +1: the "\n"
+				long, l.buf = true, l.buf[:0]
+			} else {
+				l.buf = append(l.buf, chunk...)
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			return nil, 0, false, err
+		case err != nil && n == 0:
+			return nil, 0, false, io.EOF
+		}
+		l.line++
+		if long {
+			return nil, n, true, nil
+		}
+		return bytes.TrimSuffix(l.buf, []byte("\n")), n, false, nil
+	}
+}
+
 // readJSONL reads one JSON object per line; blank lines are skipped.
-func (im *importer) readJSONL(data []byte) {
-	for n := 1; len(data) > 0; n++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
+func (im *importer) readJSONL(r *bufio.Reader) error {
+	lr := &lineReader{br: r, max: RowBytes(im.opts.MaxPromptBytes)}
+	for {
+		line, n, long, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", im.file, lr.line+1, err)
+		}
+		if long {
+			im.rep.Rows++
+			im.bad(lr.line, -1, "line of %d bytes, more than %d (%d a prompt, --max-prompt-bytes)", n, lr.max, im.opts.MaxPromptBytes)
+			continue
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -440,15 +558,27 @@ func (im *importer) readJSONL(data []byte) {
 		dec.UseNumber()
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			im.bad(n, -1, "invalid JSON: %v", err)
+			im.bad(lr.line, -1, "invalid JSON: %v", err)
 			continue
 		}
 		if dec.More() {
-			im.bad(n, -1, "invalid JSON: more than one value on the line")
+			im.bad(lr.line, -1, "invalid JSON: more than one value on the line")
 			continue
 		}
-		im.object(v, n, -1)
+		im.object(v, lr.line, -1)
 	}
+}
+
+// bounded reports whether every text is within the prompt bound, and
+// reports the row as bad when one is not.
+func (im *importer) bounded(texts []string, line, index int) bool {
+	for _, t := range texts {
+		if len(t) > im.opts.MaxPromptBytes {
+			im.bad(line, index, "a prompt of %d bytes, more than %d (--max-prompt-bytes)", len(t), im.opts.MaxPromptBytes)
+			return false
+		}
+	}
+	return true
 }
 
 // object takes the prompts and label of a JSON row.
@@ -483,6 +613,9 @@ func (im *importer) object(v any, line, index int) {
 		row.texts = texts
 	default:
 		im.bad(line, index, "no %q, \"messages\" or \"conversations\" field", im.opts.PromptField)
+		return
+	}
+	if !im.bounded(row.texts, line, index) {
 		return
 	}
 	switch l := obj[im.opts.LabelField].(type) {
@@ -583,19 +716,100 @@ func jsonKind(v any) string {
 // prompt field's name is not in its header.
 var promptColumns = []string{"prompt", "question", "text", "query", "input", "instruction", "content", "message"}
 
-// readCSV reads a CSV file with a header; a .tsv file is read with tabs.
-func (im *importer) readCSV(data []byte) error {
-	r := csv.NewReader(bytes.NewReader(data))
-	r.FieldsPerRecord = -1
-	if strings.EqualFold(filepath.Ext(im.file), ".tsv") {
-		r.Comma = '\t'
-	}
-	header, err := r.Read()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: %w: the file is empty", im.file, ErrNoPrompts)
+// csvRecords splits CSV input into records as encoding/csv reads them
+// (a quoted field may span lines; "" in it is a quote), so that each is
+// parsed alone and none is held beyond max bytes.
+type csvRecords struct {
+	br    *bufio.Reader
+	comma byte
+	max   int
+	line  int    // lines before the record next returns
+	buf   []byte // the last record read
+}
+
+// next returns the next record with its line ending, its first line, its
+// length and whether it is longer than max (then rec is nil: it was read
+// past, not kept). It returns io.EOF after the last.
+func (c *csvRecords) next() (rec []byte, line, n int, long bool, err error) {
+	c.buf = c.buf[:0]
+	line = c.line + 1
+	quoted, fieldStart, closed := false, true, false
+	for {
+		b, err := c.br.ReadByte()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				return nil, line, n, false, err
+			}
+			if n == 0 {
+				return nil, line, 0, false, io.EOF
+			}
+			c.line++ // the last line, without its "\n"
+			return c.buf, line, n, long, nil
 		}
-		return fmt.Errorf("%s: reading the header: %v", im.file, err)
+		n++
+		if !long {
+			if len(c.buf) >= c.max {
+				long, c.buf = true, c.buf[:0]
+			} else {
+				c.buf = append(c.buf, b)
+			}
+		}
+		switch {
+		case b == '"' && quoted:
+			quoted, closed = false, true
+		case b == '"' && (fieldStart || closed):
+			quoted = true // a quoted field opens, or "" goes on
+		case b == '\n':
+			c.line++
+			if !quoted {
+				if long {
+					return nil, line, n, true, nil
+				}
+				return c.buf, line, n, false, nil
+			}
+		}
+		if !quoted {
+			fieldStart = b == c.comma
+			closed = closed && b == '"'
+		} else {
+			fieldStart, closed = false, false
+		}
+	}
+}
+
+// readCSV reads a CSV file with a header; a .tsv file is read with tabs.
+func (im *importer) readCSV(r *bufio.Reader) error {
+	recs := &csvRecords{br: r, comma: ',', max: RowBytes(im.opts.MaxPromptBytes)}
+	if strings.EqualFold(filepath.Ext(im.file), ".tsv") {
+		recs.comma = '\t'
+	}
+	// parse reads one record; a blank one is io.EOF.
+	parse := func(rec []byte) ([]string, *csv.Reader, error) {
+		cr := csv.NewReader(bytes.NewReader(rec))
+		cr.FieldsPerRecord = -1
+		cr.Comma = rune(recs.comma)
+		fields, err := cr.Read()
+		return fields, cr, err
+	}
+	var header []string
+	for header == nil {
+		rec, line, n, long, err := recs.next()
+		switch {
+		case errors.Is(err, io.EOF):
+			return fmt.Errorf("%s: %w: the file is empty", im.file, ErrNoPrompts)
+		case err != nil:
+			return fmt.Errorf("%s: reading the header: %v", im.file, err)
+		case long:
+			return fmt.Errorf("%s:%d: a header of %d bytes, more than %d", im.file, line, n, recs.max)
+		}
+		header, _, err = parse(rec)
+		if err != nil && !errors.Is(err, io.EOF) {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return fmt.Errorf("%s:%d: reading the header: %v", im.file, line+pe.StartLine-1, pe.Err)
+			}
+			return fmt.Errorf("%s: reading the header: %v", im.file, err)
+		}
 	}
 	col := func(names ...string) int {
 		for _, n := range names {
@@ -616,28 +830,44 @@ func (im *importer) readCSV(data []byte) error {
 	}
 	lc := col(im.opts.LabelField)
 	for {
-		rec, err := r.Read()
+		rec, first, n, long, err := recs.next()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", im.file, first, err)
+		}
+		if long {
+			im.rep.Rows++
+			im.bad(first, -1, "a record of %d bytes, more than %d (%d a prompt, --max-prompt-bytes)", n, recs.max, im.opts.MaxPromptBytes)
+			continue
+		}
+		fields, cr, err := parse(rec)
+		if errors.Is(err, io.EOF) {
+			continue // a blank line
 		}
 		im.rep.Rows++
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				im.bad(pe.StartLine, -1, "%v", pe.Err)
+				im.bad(first+pe.StartLine-1, -1, "%v", pe.Err)
 			} else {
-				im.bad(0, -1, "%v", err)
+				im.bad(first, -1, "%v", err)
 			}
 			continue
 		}
-		line, _ := r.FieldPos(0)
-		if pc >= len(rec) {
-			im.bad(line, -1, "%d fields, no prompt column (column %d)", len(rec), pc+1)
+		line, _ := cr.FieldPos(0)
+		line += first - 1
+		if pc >= len(fields) {
+			im.bad(line, -1, "%d fields, no prompt column (column %d)", len(fields), pc+1)
 			continue
 		}
-		row := importRow{texts: []string{rec[pc]}}
-		if lc >= 0 && lc < len(rec) && strings.TrimSpace(rec[lc]) != "" {
-			row.label, row.hasLabel = rec[lc], true
+		if !im.bounded(fields[pc:pc+1], line, -1) {
+			continue
+		}
+		row := importRow{texts: []string{fields[pc]}}
+		if lc >= 0 && lc < len(fields) && strings.TrimSpace(fields[lc]) != "" {
+			row.label, row.hasLabel = fields[lc], true
 		}
 		im.rows = append(im.rows, row)
 	}

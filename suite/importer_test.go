@@ -1,10 +1,15 @@
 package suite
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -412,6 +417,9 @@ func FuzzImport(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {
 		formats := []string{FormatAuto, FormatShareGPT, FormatJSONL, FormatCSV}
 		opts := ImportOptions{Format: formats[int(format)%len(formats)], FirstTurnOnly: format&4 != 0}
+		if format&8 != 0 {
+			opts.MaxPromptBytes = 16 // rows of 64 bytes: the oversize paths
+		}
 		s, rep, err := Import("f", data, opts)
 		if err != nil {
 			return
@@ -421,4 +429,173 @@ func FuzzImport(f *testing.F) {
 		}
 		roundTrip(t, s)
 	})
+}
+
+// FuzzImportCSVRecords holds that the bounded record splitter cuts a CSV
+// file where encoding/csv reading it whole does: when the whole file
+// reads without error, the same records with the same lines.
+func FuzzImportCSVRecords(f *testing.F) {
+	f.Add([]byte("prompt,label\n\"x\ny\",\"a \"\"b\"\"\tc\"\n\nlast,\"\"\r\n\"q\",z"))
+	f.Add([]byte("a,b\n1,\"2\n\n3\"\n\"\"\"\"\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole := csv.NewReader(bytes.NewReader(data))
+		whole.FieldsPerRecord = -1
+		var want [][]string
+		var wantLines []int
+		for {
+			rec, err := whole.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return // encoding/csv's recovery after an error is its own
+			}
+			line, _ := whole.FieldPos(0)
+			want, wantLines = append(want, rec), append(wantLines, line)
+		}
+		recs := &csvRecords{br: bufio.NewReader(bytes.NewReader(data)), comma: ',', max: len(data) + 1}
+		var got [][]string
+		var gotLines []int
+		for {
+			rec, first, _, long, err := recs.next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil || long {
+				t.Fatalf("record at line %d: %v, long %v", first, err, long)
+			}
+			cr := csv.NewReader(bytes.NewReader(rec))
+			cr.FieldsPerRecord = -1
+			fields, err := cr.Read()
+			if errors.Is(err, io.EOF) {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("record at line %d %q: %v", first, rec, err)
+			}
+			line, _ := cr.FieldPos(0)
+			got, gotLines = append(got, fields), append(gotLines, first+line-1)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotLines, wantLines) {
+			t.Fatalf("records %q at lines %v, encoding/csv %q at %v", got, gotLines, want, wantLines)
+		}
+	})
+}
+
+// TestImportOversize holds that a prompt over the bound, and a row over
+// RowBytes of it, are refused with their line, and that the rows after
+// them are read.
+func TestImportOversize(t *testing.T) {
+	const bound = 1024 // RowBytes: 4096
+	big := strings.Repeat("x", 2*bound)
+	huge := strings.Repeat("y ", RowBytes(bound)) // a row of twice RowBytes
+	opts := ImportOptions{MaxPromptBytes: bound}
+	for _, tc := range []struct {
+		file, data string
+		want       []string
+		rows       int
+	}{
+		{"a.jsonl", `{"prompt": "What is a heat pump?"}` + "\n" +
+			`{"prompt": "` + big + `"}` + "\n" +
+			`{"prompt": "` + huge + `"}` + "\n\n" +
+			`{"prompt": "How do I bleed a radiator?"}` + "\n",
+			[]string{
+				"a.jsonl:2: a prompt of 2048 bytes, more than 1024 (--max-prompt-bytes)",
+				"a.jsonl:3: line of 8207 bytes, more than 4096 (1024 a prompt, --max-prompt-bytes)",
+			}, 4},
+		{"a.csv", "id,prompt\n1,What is a heat pump?\n" +
+			"2,\"" + big[:bound] + "\n" + big[bound:] + "\"\n" +
+			"3,\"" + huge + "\n\"\"quoted\"\"\n" + huge + "\"\n" +
+			"4,How do I bleed a radiator?\n",
+			[]string{
+				"a.csv:3: a prompt of 2049 bytes, more than 1024 (--max-prompt-bytes)",
+				"a.csv:5: a record of 16401 bytes, more than 4096 (1024 a prompt, --max-prompt-bytes)",
+			}, 4},
+		{"a.json", `[{"conversations": [{"from": "human", "value": "What is a heat pump?"}]},` + "\n" +
+			`{"conversations": [{"from": "human", "value": "` + big + `"}]},` + "\n" +
+			`{"conversations": [{"from": "human", "value": "How do I bleed a radiator?"}]},` + "\n" +
+			`{"conversations": [{"from": "human", "value": "` + strings.Repeat(huge, 20) + `"}]},` + "\n" +
+			`{"conversations": [{"from": "human", "value": "never read"}]}]`,
+			[]string{
+				"a.json: [1] (line 2): a prompt of 2048 bytes, more than 1024 (--max-prompt-bytes)",
+				"a.json: [3] (line 4): element of more than 4096 bytes (1024 a prompt, --max-prompt-bytes), the rest of the file is not read",
+			}, 4},
+	} {
+		s, rep, err := Import(tc.file, []byte(tc.data), opts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if got := problems(rep); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: problems:\n got  %q\n want %q", tc.file, got, tc.want)
+		}
+		if want := []string{"What is a heat pump?", "How do I bleed a radiator?"}; rep.Rows != tc.rows || !reflect.DeepEqual(texts(s)["short"], want) {
+			t.Errorf("%s: %d rows, prompts %q; want %d rows, %q", tc.file, rep.Rows, texts(s)["short"], tc.rows, want)
+		}
+	}
+	for _, n := range []int{-1, MaxPromptBytes + 1} {
+		if _, _, err := Import("a.jsonl", []byte(`{"prompt": "hi"}`), ImportOptions{MaxPromptBytes: n}); err == nil {
+			t.Errorf("MaxPromptBytes %d accepted", n)
+		}
+	}
+}
+
+// endless is a reader of prefix, then n bytes of filler, then suffix,
+// made as they are read.
+type endless struct {
+	prefix, suffix string
+	n              int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	switch {
+	case e.prefix != "":
+		k := copy(p, e.prefix)
+		e.prefix = e.prefix[k:]
+		return k, nil
+	case e.n > 0:
+		k := min(len(p), e.n)
+		for i := range p[:k] {
+			p[i] = 'a' + byte(i%26)
+		}
+		e.n -= k
+		return k, nil
+	case e.suffix != "":
+		k := copy(p, e.suffix)
+		e.suffix = e.suffix[k:]
+		return k, nil
+	}
+	return 0, io.EOF
+}
+
+// TestImportReaderBoundedMemory reads a 128 MiB line, a 128 MiB CSV field
+// and a 128 MiB ShareGPT element, as a hostile file would hold, and holds
+// that the import allocates a bounded part of that, whatever the row's
+// size (16 times RowBytes, 32 MiB in all, counting every allocation): the
+// row is read past in chunks, never whole.
+func TestImportReaderBoundedMemory(t *testing.T) {
+	const size = 128 << 20
+	for _, tc := range []struct {
+		file           string
+		prefix, suffix string
+	}{
+		{"big.jsonl", `{"prompt": "`, "\"}\n" + `{"prompt": "What is a heat pump?"}` + "\n"},
+		{"big.csv", "prompt\n\"", "\"\nWhat is a heat pump?\n"},
+		{"big.json", `[{"conversations": [{"from": "human", "value": "What is a heat pump?"}]}, {"prompt": "`, `"}]`},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s, rep, err := ImportReader(tc.file, &endless{tc.prefix, tc.suffix, size}, ImportOptions{})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if rep.BadRows != 1 || len(s.Prompts()) != 1 {
+			t.Errorf("%s: %d bad rows, %d prompts; want the big row refused and the other kept", tc.file, rep.BadRows, len(s.Prompts()))
+		}
+		alloc := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s: a row of %d MiB: %.1f MiB allocated, %v", tc.file, size>>20, float64(alloc)/(1<<20), problems(rep))
+		if alloc > 16*uint64(RowBytes(DefaultMaxPromptBytes)) {
+			t.Errorf("%s: %d bytes allocated reading a row of %d; want at most 16 times RowBytes (%d)", tc.file, alloc, size, RowBytes(DefaultMaxPromptBytes))
+		}
+	}
 }

@@ -33,20 +33,45 @@ const (
 	maxErrors = 50      // errors reported; the rest are counted
 )
 
+// MaxFileBytes bounds a suite file: 64 MiB, 100,000 prompts of some 600
+// bytes (parsing one takes about ten times its size in memory). A larger
+// file is refused before it is parsed.
+const MaxFileBytes = 64 << 20
+
 // Load reads and parses the suite file at path. Errors in the file name
-// path, the line and the field (see Error).
+// path, the line and the field (see Error). A file of more than
+// MaxFileBytes is refused without being read.
 func Load(path string, opts ...Option) (*Suite, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load suite: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > MaxFileBytes {
+		return nil, tooLarge(path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("load suite: %w", err)
 	}
 	return Parse(path, data, opts...)
 }
 
+// tooLarge is the error for a suite file over MaxFileBytes.
+func tooLarge(name string) error {
+	return &Error{File: name, Msg: fmt.Sprintf("more than %d bytes (%d MiB): a suite file may hold no more; split it", MaxFileBytes, MaxFileBytes>>20)}
+}
+
 // Parse parses a suite from data; name is the file name used in error
 // messages and recorded as the suite's Source. Every problem found is
 // reported: the returned error joins one *Error per problem.
+//
+// A file of more than MaxFileBytes, and a text (a prompt, a turn, a system
+// prompt, a description) of more than MaxPromptBytes, are refused.
 func Parse(name string, data []byte, opts ...Option) (*Suite, error) {
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge(name)
+	}
 	p := &parser{file: name, opts: collect(opts)}
 	s := p.suite(data)
 	if p.dropped > 0 {
@@ -358,7 +383,20 @@ func (p *parser) text(m *mapping, path, key string, required bool) string {
 	if v == "" && required {
 		p.fail(n, field, "must not be empty")
 	}
+	if !p.bounded(n, field, v) {
+		return ""
+	}
 	return v
+}
+
+// bounded reports whether text v of node n is at most MaxPromptBytes
+// long, and records an error when it is not.
+func (p *parser) bounded(n *yaml.Node, field, v string) bool {
+	if len(v) > MaxPromptBytes {
+		p.fail(n, field, "%d bytes, more than a prompt may hold (%d)", len(v), MaxPromptBytes)
+		return false
+	}
+	return true
 }
 
 // ident returns the required identifier at key: a name or id of at most

@@ -470,3 +470,30 @@ func TestDocExample(t *testing.T) {
 		t.Errorf("explain max_tokens: got %d, want %d (from defaults)", got, want)
 	}
 }
+
+// TestParseBounds holds that a suite file over MaxFileBytes, and a prompt
+// or turn over MaxPromptBytes, are refused with a located error, as
+// "bench --suite" loads them, instead of being parsed into gigabytes.
+func TestParseBounds(t *testing.T) {
+	long := strings.Repeat("x", MaxPromptBytes+1)
+	for _, tc := range []struct{ data, want string }{
+		{"name: x\nlanguage: en\ncategories:\n  - name: a\n    weight: 1\n    prompts:\n      - id: a1\n        text: " + long + "\n",
+			"f.yaml:8: categories[0].prompts[0].text: 8388609 bytes, more than a prompt may hold (8388608)"},
+		{"name: x\nlanguage: en\ncategories:\n  - name: a\n    weight: 1\n    prompts:\n      - id: a1\n        turns: [hi, " + long + "]\n",
+			"f.yaml:8: categories[0].prompts[0].turns[1]: 8388609 bytes, more than a prompt may hold (8388608)"},
+		{small + "# " + strings.Repeat("x", MaxFileBytes) + "\n",
+			"f.yaml: more than 67108864 bytes (64 MiB): a suite file may hold no more; split it"},
+	} {
+		_, err := Parse("f.yaml", []byte(tc.data))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want %q", err, tc.want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(path, []byte(small+"# "+strings.Repeat("x", MaxFileBytes)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "a suite file may hold no more") {
+		t.Errorf("Load: got %v", err)
+	}
+}

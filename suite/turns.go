@@ -58,7 +58,7 @@ func (p *parser) turn(n *yaml.Node, field string, i int) (Turn, bool) {
 			p.fail(n, field, "must not be empty")
 			return t, false
 		}
-		return t, true
+		return t, p.bounded(n, field, t.Text)
 	}
 	if n.Kind != yaml.MappingNode {
 		p.fail(n, field, "must be a user message (a string, or a mapping with text and think), not %s", describe(n))

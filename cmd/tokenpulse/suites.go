@@ -214,7 +214,8 @@ as half a word), with the builtin suites' budgets and thresholds. Each
 category's weight is its share of the kept prompts.
 
 Bad rows are reported by line (JSONL, CSV) or array index (ShareGPT) and
-skipped; a summary goes to standard error. Exit status 0 when a suite was
+skipped, among them a prompt of more than --max-prompt-bytes (512 KiB) and
+a row of more than 4 times that, which is read past without being held; a summary goes to standard error. Exit status 0 when a suite was
 written, 1 when no row was usable or a file could not be read or written, 2
 for a wrong flag. The rules are in docs/suite-format.md.`,
 		Example: `  tokenpulse suites import chats.jsonl -o support.yaml --name support
@@ -250,6 +251,9 @@ for a wrong flag. The rules are in docs/suite-format.md.`,
 			if opts.LongFrom < 1 || opts.ComplexFrom <= opts.LongFrom {
 				return usageErr(fmt.Errorf("--long-from %d, --complex-from %d: want 1 ≤ long-from < complex-from", opts.LongFrom, opts.ComplexFrom))
 			}
+			if opts.MaxPromptBytes < 1 || opts.MaxPromptBytes > suite.MaxPromptBytes {
+				return usageErr(fmt.Errorf("--max-prompt-bytes %d: want 1 to %d", opts.MaxPromptBytes, suite.MaxPromptBytes))
+			}
 			if strings.IndexFunc(opts.Name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 || len(opts.Name) > 128 {
 				return usageErr(fmt.Errorf("--name %q: a suite name has no spaces and at most 128 bytes", opts.Name))
 			}
@@ -271,17 +275,19 @@ for a wrong flag. The rules are in docs/suite-format.md.`,
 	f.Float64Var(&nearDup, "near-dup", suite.DefaultNearDuplicate, "drop prompts whose word-bigram Jaccard similarity with an earlier one is at least this (0: keep near duplicates)")
 	f.IntVar(&opts.LongFrom, "long-from", suite.DefaultLongFrom, "length buckets: a prompt of this many words or more is long")
 	f.IntVar(&opts.ComplexFrom, "complex-from", suite.DefaultComplexFrom, "length buckets: a prompt of this many words or more is complex")
+	f.IntVar(&opts.MaxPromptBytes, "max-prompt-bytes", suite.DefaultMaxPromptBytes, "refuse a row whose prompt holds more bytes than this (512 KiB: a 128k-token context), or a row of 4 times as many")
 	return cmd
 }
 
 // suitesImport imports in, writes the suite to out ("-": stdout) and the
 // warnings and summary to stderr.
 func suitesImport(stderr, stdout io.Writer, in, out string, opts suite.ImportOptions) error {
-	data, err := os.ReadFile(in)
+	f, err := os.Open(in)
 	if err != nil {
 		return withCode(exitFailure, err)
 	}
-	s, rep, err := suite.Import(in, data, opts)
+	defer f.Close()
+	s, rep, err := suite.ImportReader(in, f, opts)
 	if rep != nil {
 		for i, p := range rep.Problems {
 			if i == maxImportWarnings {
@@ -303,6 +309,9 @@ func suitesImport(stderr, stdout io.Writer, in, out string, opts suite.ImportOpt
 		"# Personal data is masked as [PHONE], [EMAIL], [ID] and [CARD]; review the prompts\n"+
 		"# before sharing this file. Format: docs/suite-format.md.\n", filepath.Base(in), rep.Format, rep.Rows, rep.Kept)
 	body = append([]byte(header), body...)
+	if len(body) > suite.MaxFileBytes {
+		return withCode(exitFailure, fmt.Errorf("the suite would take %d bytes, more than bench loads (%d): split the input or lower --max-prompt-bytes", len(body), suite.MaxFileBytes))
+	}
 	// What is written must load as bench would load it.
 	name := out
 	if name == "-" {

@@ -147,6 +147,8 @@ func TestSuitesImportErrors(t *testing.T) {
 		{"bad near-dup", []string{bad, "--near-dup", "2"}, exitUsage, "--near-dup"},
 		{"bad name", []string{bad, "--name", "my suite"}, exitUsage, "--name"},
 		{"bad buckets", []string{bad, "--long-from", "20", "--complex-from", "10"}, exitUsage, "--long-from"},
+		{"bad prompt bound", []string{bad, "--max-prompt-bytes", "0"}, exitUsage, "--max-prompt-bytes"},
+		{"prompt bound over the most", []string{bad, "--max-prompt-bytes", "8388609"}, exitUsage, "--max-prompt-bytes"},
 		{"no file", nil, exitUsage, "accepts 1 arg"},
 	}
 	for _, tt := range tests {
@@ -164,5 +166,42 @@ func TestSuitesImportErrors(t *testing.T) {
 	_, stderr, _ := runImportCmd(t, "suites", "import", bad)
 	if !strings.Contains(stderr, "bad.jsonl:1: invalid JSON") || !strings.Contains(stderr, "2 rows read, 1 bad; 1 prompts, 0 kept") {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+// TestSuitesImportOversize imports a prompt of twice the default bound
+// (512 KiB) and a line of four times that again: each is refused with its
+// line, the rest imported, and the suite written loads.
+func TestSuitesImportOversize(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "big.jsonl")
+	const bound = 512 << 10
+	data := `{"prompt": "What is a heat pump?"}` + "\n" +
+		`{"prompt": "` + strings.Repeat("x", 2*bound) + `"}` + "\n" +
+		`{"prompt": "` + strings.Repeat("y", 8*bound) + `"}` + "\n" +
+		`{"prompt": "How do I bleed a radiator?"}` + "\n"
+	if err := os.WriteFile(in, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "big.yaml")
+	_, stderr, err := runImportCmd(t, "suites", "import", in, "-o", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, want := range []string{
+		"big.jsonl:2: a prompt of 1048576 bytes, more than 524288 (--max-prompt-bytes)",
+		"big.jsonl:3: line of 4194319 bytes, more than 2097152 (524288 a prompt, --max-prompt-bytes)",
+		"4 rows read, 2 bad; 2 prompts, 2 kept",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() > 4096 {
+		t.Errorf("suite written: %v, %v", st, err)
+	}
+	// A larger bound takes the long prompt.
+	if _, stderr, err := runImportCmd(t, "suites", "import", in, "-o", out, "--max-prompt-bytes", "1048576"); err != nil || !strings.Contains(stderr, "4 rows read, 1 bad; 3 prompts, 3 kept") {
+		t.Errorf("--max-prompt-bytes 1048576: %v\n%s", err, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package abtest
 
 import (
 	"context"
+	"github.com/tokenpulse/tokenpulse/compare"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -165,5 +166,28 @@ func TestWriteTextNamesTheBundledModel(t *testing.T) {
 	}
 	if strings.Contains(out, "A = .") || strings.Contains(out, "0 B)") {
 		t.Errorf("summary names the bundled model as a path or a 0 B file:\n%s", out)
+	}
+}
+
+// TestWriteTextSaysTheRule: a change within tolerance names the
+// tolerance it was held to, and the summary states the rule applied
+// (an A/B once printed "within tolerance" without saying which).
+func TestWriteTextSaysTheRule(t *testing.T) {
+	opts := compare.DefaultOptions()
+	s := Summary{
+		A: Side{Label: "A", TPOTMeanMS: 20}, B: Side{Label: "B", TPOTMeanMS: 21},
+		Comparison: compare.Report{Options: opts, Evidence: compare.EvidenceRequests, Changes: []compare.Change{
+			{Scope: "overall", Metric: "tpot.mean", Unit: "ms", Base: 20, New: 21, P: 1e-6, Status: compare.StatusWithin, Tolerance: 0.10},
+		}},
+	}
+	var b strings.Builder
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"within tolerance (tolerance 10%)", "verdict rule: a regression is worse than the base by more than 10% (25% for p95s, 50% for gap.max"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
 	}
 }

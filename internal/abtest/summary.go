@@ -128,10 +128,13 @@ func (s Summary) WriteText(w io.Writer) error {
 		p, verdict := "-", "-"
 		if c, ok := s.change(metric); ok {
 			p, verdict = fmt.Sprintf("%.2g", c.P), c.Status
-			if c.Status == compare.StatusRegressed {
+			switch c.Status {
+			case compare.StatusRegressed:
 				verdict = "B worse"
-			} else if c.Status == compare.StatusImproved {
+			case compare.StatusImproved:
 				verdict = "B better"
+			case compare.StatusWithin, compare.StatusNotSignificant:
+				verdict = fmt.Sprintf("%s (tolerance %g%%)", c.Status, 100*c.Tolerance)
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%.2f ms\t%.2f ms\t%s\t%s\t%s\t\n", name, a, b, rel, p, verdict)
@@ -145,6 +148,7 @@ func (s Summary) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(w, "verdict rule: %s\n", s.Comparison.Rule())
 	g := s.Agreement
 	_, err := fmt.Fprintf(w, "\noutputs: %d of %d identical (%.0f%%); common prefix %.1f tokens on average (A %.1f, B %.1f tokens long)\n",
 		g.Identical, g.Pairs, 100*g.IdenticalShare, g.MeanCommonPrefix, g.MeanLengthA, g.MeanLengthB)

@@ -42,6 +42,7 @@ const (
 // request at a time, interleaved (see package abtest).
 func runAB(cmd *cobra.Command, f *benchFlags) error {
 	fs := cmd.Flags()
+	f.apiSet = fs.Changed("api")
 	if err := f.validate(); err != nil {
 		return usageErr(err)
 	}

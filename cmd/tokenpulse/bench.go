@@ -36,6 +36,7 @@ func init() { commands = append(commands, newBenchCmd) }
 type benchFlags struct {
 	url         string
 	api         string
+	apiSet      bool // --api was given
 	model       string
 	suite       string
 	requests    int
@@ -106,11 +107,12 @@ when the run could not be carried out, 130 when interrupted (what was
 measured is still written).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.apiSet = cmd.Flags().Changed("api")
 			return runBench(cmd, f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible endpoint (e.g. http://127.0.0.1:8080); empty starts the embedded server")
+	fl.StringVar(&f.url, "url", "", "base URL of an OpenAI-compatible endpoint (e.g. http://127.0.0.1:8080), or its full chat or completions URL (which also sets --api); empty starts the embedded server")
 	fl.StringVar(&f.api, "api", "chat", "API to call: chat (/v1/chat/completions) or completions (/v1/completions)")
 	fl.StringVar(&f.model, "model-name", "", "model name to send in requests (default: the target's first model, or \"default\")")
 	fl.StringVar(&f.suite, "suite", "en-assistant", "golden suite: a builtin name (listed by: tokenpulse suites) or a YAML file")
@@ -227,8 +229,19 @@ func (f *benchFlags) validate() error {
 	case f.scenario != "" && f.scenario != bench.ScenarioRapidFire:
 		return fmt.Errorf("--scenario must be rapid-fire or empty, not %q", f.scenario)
 	}
-	if f.url != "" && !strings.HasPrefix(f.url, "http://") && !strings.HasPrefix(f.url, "https://") {
-		return fmt.Errorf("--url must start with http:// or https://, not %q", f.url)
+	if f.url != "" {
+		// A full endpoint URL is taken as its base and its API.
+		base, api, err := stream.SplitEndpoint(f.url)
+		if err != nil {
+			return fmt.Errorf("--url: %w", err)
+		}
+		if api != "" && f.apiSet && f.api != api {
+			return fmt.Errorf("--url names the %s API (%s) but --api says %s", api, f.url, f.api)
+		}
+		if api != "" {
+			f.api = api
+		}
+		f.url = base
 	}
 	return nil
 }

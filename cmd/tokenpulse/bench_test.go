@@ -393,3 +393,32 @@ func TestBenchRapidFireSaysConversationsAreCut(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchFullEndpointURL: --url may be the full endpoint URL a user
+// copies from an API's documentation; it once failed every request with
+// "no route for /v1/chat/completions/v1/chat/completions". The path also
+// picks --api, and an --api that contradicts it is a usage error.
+func TestBenchFullEndpointURL(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 5})
+	for _, tc := range []struct{ path, api string }{
+		{"/v1/chat/completions", "chat"},
+		{"/v1/completions/", "completions"},
+	} {
+		out := t.TempDir()
+		text, code := cliRun(t, "bench", "--url", url+tc.path, "--suite", writeBenchSuite(t, "30s"), "-n", "2", "--warmup", "0",
+			"--out", out, "--no-history", "-q")
+		if code != exitOK {
+			t.Fatalf("%s: exit %d, want 0:\n%s", tc.path, code, text)
+		}
+		run, err := runfile.Load(filepath.Join(out, "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Target.API != tc.api || run.Target.URL != url+"/v1" || run.Summary.Overall.Errors != 0 {
+			t.Errorf("%s: target %+v, %d errors; want API %s at %s/v1", tc.path, run.Target, run.Summary.Overall.Errors, tc.api, url)
+		}
+	}
+	if text, code := cliRun(t, "bench", "--url", url+"/v1/completions", "--api", "chat", "-n", "1", "--no-history"); code != exitUsage {
+		t.Errorf("--api chat with a completions URL: exit %d, want %d:\n%s", code, exitUsage, text)
+	}
+}

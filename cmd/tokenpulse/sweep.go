@@ -70,6 +70,7 @@ measured are in sweep.json).`,
   tokenpulse sweep --url http://127.0.0.1:8080 --concurrencies 1,2,4,8,16 -n 60`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			bf.apiSet = cmd.Flags().Changed("api")
 			return runSweep(cmd, &bf, &sf)
 		},
 	}

@@ -44,8 +44,12 @@ type Run struct {
 	CommandLine []string `json:"command_line,omitempty"`
 	// Interrupted is true when the run was stopped (Ctrl-C) before it
 	// finished; what was measured is still here.
-	Interrupted bool   `json:"interrupted,omitempty"`
-	Target      Target `json:"target"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// StopReason says why a run stopped before its end when it was not a
+	// Ctrl-C: the target refused the credentials, or nothing listened
+	// at its address (Interrupted is then true as well).
+	StopReason string `json:"stop_reason,omitempty"`
+	Target     Target `json:"target"`
 	Device      Device `json:"device"`
 	Config      Config `json:"config"`
 	// ColdStart is the target's warm-up breakdown when it reports one

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -388,7 +389,10 @@ func parseHeaders(hs []string) (http.Header, error) {
 
 func runWarnings(run *runfile.Run) []string {
 	var w []string
-	if run.Interrupted {
+	switch {
+	case run.StopReason != "":
+		w = append(w, "the run "+run.StopReason+"; figures cover the requests measured before it stopped")
+	case run.Interrupted:
 		w = append(w, "the run was interrupted; figures cover the requests measured before it stopped")
 	}
 	w = append(w, scheduleWarnings(run)...)
@@ -493,6 +497,46 @@ func (f *benchFlags) journalHeader(run *runfile.Run, s *suite.Suite, jd *judgeme
 		h.ExperienceYAML = string(b)
 	}
 	return h, nil
+}
+
+// stopRules are the reasons a run stops before its end: credentials the
+// target refuses, and a target that is not there.
+func stopRules(keyEnv, target string) func(*runfile.Request) error {
+	creds, dead := refusedCredentials(keyEnv), deadTarget(deadTargetRequests, target)
+	return func(r *runfile.Request) error {
+		if err := creds(r); err != nil {
+			return err
+		}
+		return dead(r)
+	}
+}
+
+// deadTargetRequests is how many requests in a row must fail to connect,
+// before any reaches the target, for deadTarget to stop the run.
+const deadTargetRequests = 3
+
+// deadTarget stops a run when its first n finished requests all failed to
+// connect (refused, DNS, TLS: no byte of an answer): nothing listens
+// there, and the rest of the run would say the same only at its end.
+// Once any request reached the target, it never stops a run.
+func deadTarget(n int, target string) func(*runfile.Request) error {
+	var mu sync.Mutex
+	failed, reached := 0, false
+	return func(r *runfile.Request) error {
+		if r == nil {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if reached || r.OK() || r.ErrorKind != string(stream.KindConnect) {
+			reached = true
+			return nil
+		}
+		if failed++; failed < n {
+			return nil
+		}
+		return fmt.Errorf("stopped: the first %d requests could not connect to the target (%s); is it running at %s?", failed, r.Error, target)
+	}
 }
 
 // refusedCredentials stops a run at the first request the target refuses

@@ -422,3 +422,55 @@ func TestBenchFullEndpointURL(t *testing.T) {
 		t.Errorf("--api chat with a completions URL: exit %d, want %d:\n%s", code, exitUsage, text)
 	}
 }
+
+// TestBenchDeadTargetStopsAtOnce: with nothing listening at --url the run
+// stops after its first requests fail to connect, says why, and gives no
+// advice about categories it never reached; it once sent all 62 requests
+// and printed "connection refused" only on its last line.
+func TestBenchDeadTargetStopsAtOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	out := t.TempDir()
+	text, code := cliRun(t, "bench", "--url", url, "-n", "60", "--out", out, "--no-history")
+	if code != exitFailure || !strings.Contains(text, "could not connect to the target") || !strings.Contains(text, "connection refused") {
+		t.Fatalf("exit %d, want %d naming the refused connection:\n%s", code, exitFailure, text)
+	}
+	if strings.Contains(text, "raise --requests") {
+		t.Errorf("advises raising --requests for a target that is not there:\n%s", text)
+	}
+	run, err := runfile.Load(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Requests) > 10 || run.StopReason == "" || !run.Interrupted {
+		t.Errorf("%d requests sent, stop reason %q, interrupted %v; want a few, the reason, interrupted", len(run.Requests), run.StopReason, run.Interrupted)
+	}
+}
+
+// TestDeadTargetRule: three refused connections in a row before any
+// answer stop a run; a run whose target answered once is never stopped by
+// later refusals (a server restarting is a finding, not a dead target).
+func TestDeadTargetRule(t *testing.T) {
+	refused := &runfile.Request{Error: "connect: refused", ErrorKind: "connect"}
+	answered := &runfile.Request{Status: 200}
+	stop := deadTarget(3, "http://h")
+	for i := range 2 {
+		if err := stop(refused); err != nil {
+			t.Fatalf("stopped after %d refusals", i+1)
+		}
+	}
+	if err := stop(refused); err == nil || !strings.Contains(err.Error(), "http://h") {
+		t.Errorf("third refusal: %v, want a stop naming the target", err)
+	}
+	stop = deadTarget(3, "http://h")
+	stop(answered)
+	for range 10 {
+		if err := stop(refused); err != nil {
+			t.Fatalf("stopped after the target answered: %v", err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -267,7 +268,7 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 		MaxTokens: f.maxTokens,
 		Timeout:   f.timeout,
 		Progress:  prog.update,
-		Fatal:     refusedCredentials(f.apiKeyEnv),
+		Fatal:     stopRules(f.apiKeyEnv, t.target.URL),
 		Tokens:    p.tokens,
 		Journal:   journal,
 	}, work)
@@ -276,9 +277,15 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 	run.Requests, run.Scenario = res.Requests, res.Scenario
 	prog.finish()
 	run.FinishedAt = time.Now().UTC()
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		run.StopReason = runErr.Error()
+	}
 	var unsampled []string
 	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
 	for _, c := range unsampled {
+		if run.StopReason != "" {
+			break // not for want of requests: the run stopped, and says why
+		}
 		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured (no request of it in this run; raise --requests): its thresholds were not judged", c))
 	}
 	if !f.browser.on && work.Scenario == bench.ScenarioRapidFire {

@@ -243,6 +243,11 @@ func testNewerSchemaIsRefused(t *testing.T, b backend) {
 
 func TestDefaultPath(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv(EnvHistory, "postgres://h/db")
+	if got, err := DefaultPath(); err != nil || got != "postgres://h/db" {
+		t.Errorf("with %s: got %q, %v", EnvHistory, got, err)
+	}
+	t.Setenv(EnvHistory, "")
 	t.Setenv("XDG_DATA_HOME", dir)
 	got, err := DefaultPath()
 	if err != nil || got != filepath.Join(dir, "tokenpulse", "history.db") {
@@ -263,7 +268,9 @@ func TestDefaultPath(t *testing.T) {
 	}
 }
 
-func TestPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel(t *testing.T) { forEachBackend(t, testPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel) }
+func TestPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel(t *testing.T) {
+	forEachBackend(t, testPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel)
+}
 
 func testPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel(t *testing.T, b backend) {
 	s, err := Open(b.path(t))

@@ -30,7 +30,9 @@ func allFailed(minutes int, url string) *runfile.Run {
 	return r
 }
 
-func TestRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure(t *testing.T) { forEachBackend(t, testRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure) }
+func TestRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure(t *testing.T) {
+	forEachBackend(t, testRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure)
+}
 
 func testRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure(t *testing.T, b backend) {
 	ctx := context.Background()
@@ -92,7 +94,9 @@ func testTargetURLsAreNormalised(t *testing.T, b backend) {
 	}
 }
 
-func TestPreviousRefusesOtherSettingsOrTakesTheLastComparable(t *testing.T) { forEachBackend(t, testPreviousRefusesOtherSettingsOrTakesTheLastComparable) }
+func TestPreviousRefusesOtherSettingsOrTakesTheLastComparable(t *testing.T) {
+	forEachBackend(t, testPreviousRefusesOtherSettingsOrTakesTheLastComparable)
+}
 
 func testPreviousRefusesOtherSettingsOrTakesTheLastComparable(t *testing.T, b backend) {
 	ctx := context.Background()

@@ -12,7 +12,8 @@ import (
 const copyColumns = `fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
 	hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version,
 	requests, errors, ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
-	verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz, report_url`
+	verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz, report_url,
+	tpot_p95_ms, goodput_pct, regressions`
 
 // ImportResult counts what Import did: runs copied, and runs skipped
 // because the destination already held them (same fingerprint).

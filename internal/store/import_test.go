@@ -59,7 +59,9 @@ func TestImportFromSQLite(t *testing.T) {
 	}
 	for i := range want {
 		g, w := es[i], want[i]
-		g.ID, w.ID, g.RecordedAt, w.RecordedAt = 0, 0, w.RecordedAt, w.RecordedAt
+		if w.TPOTP95MS == nil || val(g.TPOTP95MS) != val(w.TPOTP95MS) {
+			t.Errorf("run %d: TPOT p95 %v imported as %v", i, val(w.TPOTP95MS), val(g.TPOTP95MS))
+		}
 		if val(g.GapP95MS) != val(w.GapP95MS) || g.Passed != w.Passed || g.ReportURL != w.ReportURL || !g.StartedAt.Equal(w.StartedAt) {
 			t.Errorf("run %d: imported %+v, want %+v", i, g, w)
 		}

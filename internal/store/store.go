@@ -280,9 +280,14 @@ var migrations = []migration{
 	ALTER TABLE runs2 RENAME TO runs;
 	CREATE INDEX runs_by_key ON runs (target_url, model, device, started_ns);
 	CREATE INDEX runs_by_time ON runs (started_ns);`, fn: rederive},
-	// 3: the address of the run's published report (publish), "" when the
-	// run was not published: the trend page links each point to it.
-	{sql: `ALTER TABLE runs ADD COLUMN report_url TEXT NOT NULL DEFAULT ''`},
+	// 3: what the trend charts and a Grafana dashboard read besides: the
+	// address of the run's published report ("" when not published), TPOT
+	// p95 and goodput (% of requests, NULL when the run has none), and the
+	// regressions found against the run's base.
+	{sql: `ALTER TABLE runs ADD COLUMN report_url TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN tpot_p95_ms REAL;
+	ALTER TABLE runs ADD COLUMN goodput_pct REAL;
+	ALTER TABLE runs ADD COLUMN regressions INTEGER NOT NULL DEFAULT 0;`, fn: deriveTrend},
 }
 
 // rederive recomputes, from each row's stored run file, what migration 2
@@ -336,11 +341,50 @@ func rederive(ctx context.Context, tx *sql.Tx, d *dialect) error {
 	return nil
 }
 
+// deriveTrend fills, from each row's stored run file, the columns
+// migration 3 added; a row whose run file cannot be read keeps NULL and 0.
+func deriveTrend(ctx context.Context, tx *sql.Tx, d *dialect) error {
+	rows, err := tx.QueryContext(ctx, d.translate("SELECT id, run_json_gz FROM runs"))
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id int64
+		gz []byte
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.gz); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		run, err := decodeRun(r.gz)
+		if err != nil {
+			continue
+		}
+		f := headline(run)
+		if _, err := tx.ExecContext(ctx, d.translate("UPDATE runs SET tpot_p95_ms = ?, goodput_pct = ?, regressions = ? WHERE id = ?"),
+			f.tpotP95, f.goodput, f.regressions, r.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // figures are a run's headline values as stored: nil where the run has
 // no value.
 type figures struct {
 	ttftP50, ttftP95, gapP95, gapMax, tpotMean, e2eP95 *float64
-	verdicts, failed, notJudged                        int
+	tpotP95, goodput                                   *float64
+	verdicts, failed, notJudged, regressions           int
 }
 
 func headline(run *runfile.Run) figures {
@@ -355,7 +399,15 @@ func headline(run *runfile.Run) figures {
 		ttftP50: val(o.TTFTMs, o.TTFTMs.P50), ttftP95: val(o.TTFTMs, o.TTFTMs.P95),
 		gapP95: val(o.GapMs, o.GapMs.P95), gapMax: val(o.GapMs, o.GapMs.Max),
 		tpotMean: val(o.TPOTMs, o.TPOTMs.Mean), e2eP95: val(o.E2EMs, o.E2EMs.P95),
+		tpotP95:  val(o.TokenIntervalMs, o.TokenIntervalMs.P95),
 		verdicts: len(run.Verdicts),
+	}
+	if g := run.Summary.Goodput; g != nil && g.Requests > 0 {
+		pct := 100 * g.Share
+		f.goodput = &pct
+	}
+	if run.Comparison != nil {
+		f.regressions = run.Comparison.Regressions
 	}
 	for _, v := range run.Verdicts {
 		switch {
@@ -525,6 +577,13 @@ type Entry struct {
 	// ReportURL is the address of the run's published report ("" when
 	// it was not published): see SetReportURL.
 	ReportURL string
+	// TPOTP95MS is the p95 of the per-token intervals (tpot.p95), and
+	// GoodputPct the share of requests that met every objective, in %;
+	// nil when the run has none. Regressions counts the figures that
+	// regressed against the run's base (run.Comparison).
+	TPOTP95MS   *float64
+	GoodputPct  *float64
+	Regressions int
 }
 
 // fingerprint identifies a run: the same run recorded twice has the same
@@ -593,15 +652,17 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 			fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
 			hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version,
 			requests, errors, ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
-			verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz
-		) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz,
+			tpot_p95_ms, goodput_pct, regressions
+		) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (fingerprint) DO NOTHING RETURNING id`),
 			fp, run.StartedAt.UTC().Format(time.RFC3339Nano), unixNS(run.StartedAt), time.Now().UTC().Format(time.RFC3339Nano),
 			run.Target.Key(), run.Target.Model, run.Target.Backend,
 			run.Device.Hostname, run.Device.Label, run.Device.Key(), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
 			run.Config.Suite, run.Tool.Version,
 			o.Requests, o.Errors, f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
-			f.verdicts, f.failed, f.notJudged, boolInt(f.failed == 0), gz.Bytes()).Scan(&id)
+			f.verdicts, f.failed, f.notJudged, boolInt(f.failed == 0), gz.Bytes(),
+			f.tpotP95, f.goodput, f.regressions).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			err = tx.QueryRowContext(ctx, s.q("SELECT id FROM runs WHERE fingerprint = ?"), fp).Scan(&id)
 		}
@@ -633,7 +694,7 @@ type Filter struct {
 const entryColumns = `id, started_at, recorded_at, target_url, model, backend, hostname, device_label, device,
 	cpu_model, os, arch, tier, suite, tool_version, requests, errors,
 	ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
-	verdicts, verdicts_failed, verdicts_not_judged, passed, report_url`
+	verdicts, verdicts_failed, verdicts_not_judged, passed, report_url, tpot_p95_ms, goodput_pct, regressions`
 
 func scanEntry(sc interface{ Scan(...any) error }) (Entry, error) {
 	var e Entry
@@ -641,7 +702,7 @@ func scanEntry(sc interface{ Scan(...any) error }) (Entry, error) {
 	err := sc.Scan(&e.ID, &started, &recorded, &e.TargetURL, &e.Model, &e.Backend, &e.Hostname, &e.DeviceLabel, &e.Device,
 		&e.CPUModel, &e.OS, &e.Arch, &e.Tier, &e.Suite, &e.ToolVersion, &e.Requests, &e.Errors,
 		&e.TTFTP50MS, &e.TTFTP95MS, &e.GapP95MS, &e.GapMaxMS, &e.TPOTMeanMS, &e.E2EP95MS,
-		&e.Verdicts, &e.VerdictsFailed, &e.VerdictsNotJudged, &e.Passed, &e.ReportURL)
+		&e.Verdicts, &e.VerdictsFailed, &e.VerdictsNotJudged, &e.Passed, &e.ReportURL, &e.TPOTP95MS, &e.GoodputPct, &e.Regressions)
 	if err != nil {
 		return e, err
 	}

@@ -93,6 +93,7 @@ func (d *deliverFlags) wantsReports() bool { return d.dest != nil }
 // run (nil when none was asked or none was found).
 type deliveryOutcome struct {
 	regressions []string
+	reportURL   string // the published report's address, "" when none
 }
 
 // deliver compares (unless compare already did), publishes and alerts, in
@@ -125,6 +126,7 @@ func (d *deliverFlags) deliver(ctx context.Context, stderr io.Writer, run *runfi
 			}
 		}
 	}
+	out.reportURL = reportURL
 	if d.alertWebhook != "" || d.smtp != nil {
 		ch := notify.Channels{Webhook: d.alertWebhook, SMTP: d.smtp}
 		if d.smtp != nil {

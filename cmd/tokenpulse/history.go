@@ -1,17 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tokenpulse/tokenpulse/internal/store"
+	"github.com/tokenpulse/tokenpulse/report/trend"
 )
 
 func init() { commands = append(commands, newHistoryCmd) }
@@ -23,6 +26,8 @@ type historyFlags struct {
 	device  string
 	limit   int
 	json    bool
+	report  string
+	out     string
 }
 
 func newHistoryCmd() *cobra.Command {
@@ -33,17 +38,32 @@ func newHistoryCmd() *cobra.Command {
 		Long: `History lists the runs recorded in the history file, grouped by target,
 model and device, newest first, with their headline figures and verdict.
 
-Every bench run is recorded. The file is $XDG_DATA_HOME/tokenpulse/history.db
-when XDG_DATA_HOME is set, else under the platform's data directory
-(~/.local/share, ~/Library/Application Support, %LocalAppData%); --history
-moves it. Listing writes nothing to a file of the current schema, so it
-works on a read-only filesystem.`,
+Every bench run is recorded. The history is --history, else
+$TOKENPULSE_HISTORY, else $XDG_DATA_HOME/tokenpulse/history.db when
+XDG_DATA_HOME is set, else a file under the platform's data directory
+(~/.local/share, ~/Library/Application Support, %LocalAppData%). It is a
+SQLite file, or a PostgreSQL database given as a postgres:// URL: one
+history a fleet of runners shares (tokenpulse history import moves a
+file's runs there). Listing writes nothing to a history of the current
+schema, so it works on a read-only filesystem or database role.
+
+--report html writes the trend page: for each target, model and device,
+TTFT p95, TPOT p95, gap p95, the longest stall, goodput and errors over
+time, with thresholds, crossed thresholds and regressions marked, each
+point linked to its run's published report. The filters apply; --limit
+does not unless given.`,
 		Example: `  tokenpulse history
-  tokenpulse history --target http://127.0.0.1:8080/v1 --limit 5`,
+  tokenpulse history --target http://127.0.0.1:8080/v1 --limit 5
+  tokenpulse history --history postgres://ci@db.internal/tokenpulse --report html --out trend.html`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.limit < 0 {
 				return usageErr(fmt.Errorf("--limit must not be negative, got %d", f.limit))
+			}
+			switch f.report {
+			case "", "html":
+			default:
+				return usageErr(fmt.Errorf("--report %q: want html", f.report))
 			}
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -52,6 +72,10 @@ works on a read-only filesystem.`,
 			path, err := store.Resolve(f.history)
 			if err != nil {
 				return err
+			}
+			limit := f.limit
+			if f.report != "" && !cmd.Flags().Changed("limit") {
+				limit = 0
 			}
 			var es []store.Entry
 			s, err := store.OpenRead(path)
@@ -62,10 +86,13 @@ works on a read-only filesystem.`,
 				return err
 			default:
 				defer s.Close()
-				es, err = s.List(ctx, store.Filter{Target: f.target, Model: f.model, Device: f.device, Limit: f.limit})
+				es, err = s.List(ctx, store.Filter{Target: f.target, Model: f.model, Device: f.device, Limit: limit})
 				if err != nil {
 					return err
 				}
+			}
+			if f.report != "" {
+				return writeTrend(ctx, cmd.ErrOrStderr(), s, es, path, f.out)
 			}
 			if f.json {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -75,16 +102,84 @@ works on a read-only filesystem.`,
 				}
 				return enc.Encode(es)
 			}
-			return writeHistory(cmd.OutOrStdout(), path, es)
+			return writeHistory(cmd.OutOrStdout(), store.Redact(path), es)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.history, "history", "", "history file (default: the user's data directory)")
+	fl.StringVar(&f.history, "history", "", "history: a SQLite file or a postgres:// URL (default: $TOKENPULSE_HISTORY, else a file under the user's data directory)")
 	fl.StringVar(&f.target, "target", "", "only runs of this target URL")
 	fl.StringVar(&f.model, "model", "", "only runs of this model")
 	fl.StringVar(&f.device, "device", "", "only runs on this device (label or hostname)")
 	fl.IntVar(&f.limit, "limit", 20, "show at most N runs, newest first (0: all)")
 	fl.BoolVar(&f.json, "json", false, "print the runs as JSON")
+	fl.StringVar(&f.report, "report", "", "write the trend page: html")
+	fl.StringVar(&f.out, "out", "tokenpulse-trend.html", "the trend page's file, with --report html")
+	cmd.AddCommand(newHistoryImportCmd())
+	return cmd
+}
+
+// writeTrend writes the trend page of the runs es of s to out.
+func writeTrend(ctx context.Context, stderr io.Writer, s *store.Store, es []store.Entry, path, out string) error {
+	runs := make([]trend.Run, 0, len(es))
+	for _, e := range es {
+		_, run, err := s.Get(ctx, e.ID)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, trend.FromRun(e.ID, e.ReportURL, run))
+	}
+	var b bytes.Buffer
+	if err := trend.HTML(&b, runs, store.Redact(path)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("trend page: %w", err)
+	}
+	fmt.Fprintf(stderr, "tokenpulse: trend of %d runs written to %s\n", len(runs), out)
+	return nil
+}
+
+func newHistoryImportCmd() *cobra.Command {
+	var history string
+	cmd := &cobra.Command{
+		Use:   "import FILE.db",
+		Short: "Copy the runs of a SQLite history file into the history",
+		Long: `Import copies every run of a SQLite history file into the history
+(--history, else $TOKENPULSE_HISTORY), typically a team's PostgreSQL
+database, with their figures, verdicts and run files, in one transaction.
+A run the history already holds is skipped, so importing a file twice
+copies nothing the second time. The file is only read.`,
+		Example: `  tokenpulse history import ~/.local/share/tokenpulse/history.db --history postgres://ci@db.internal/tokenpulse`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if store.IsURL(args[0]) {
+				return usageErr(errors.New("import reads a SQLite history file; give its path"))
+			}
+			path, err := store.Resolve(history)
+			if err != nil {
+				return err
+			}
+			if !store.IsURL(path) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: note: importing into the SQLite file %s (give --history postgres://... or set %s for a shared history)\n", path, store.EnvHistory)
+			}
+			s, err := store.Open(path)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			res, err := s.Import(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d runs copied, %d skipped (already there)\n", args[0], s.Name(), res.Copied, res.Skipped)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&history, "history", "", "the history to copy into: a postgres:// URL or a SQLite file (default: $TOKENPULSE_HISTORY, else the user's data directory)")
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/mock"
+	"github.com/tokenpulse/tokenpulse/internal/pgtest"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -22,7 +23,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(cliHelper) != "" {
 		os.Exit(run(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
 }
 
 // journalLines returns the complete lines of the journal at path (0 when

@@ -28,7 +28,7 @@ type outputFlags struct {
 func (o *outputFlags) register(fl *pflag.FlagSet) {
 	fl.StringSliceVar(&o.reports, "report", nil, "reports to write beside run.json: html, svg, junit, md, text, or all (comma-separated)")
 	fl.BoolVar(&o.color, "color", false, "colour the terminal summary")
-	fl.StringVar(&o.history, "history", "", "history database (SQLite; default under the user's data directory)")
+	fl.StringVar(&o.history, "history", "", "history: a SQLite file or a postgres:// URL (default: $TOKENPULSE_HISTORY, else a file under the user's data directory)")
 	fl.BoolVar(&o.noHistory, "no-history", false, "do not record the run in the history database")
 	o.deliver.register(fl)
 }
@@ -105,14 +105,22 @@ func (o *outputFlags) emit(ctx context.Context, stdout, stderr io.Writer, run *r
 		}
 		fmt.Fprintf(stderr, "tokenpulse: reports (%s) written to %s\n", strings.Join(formats, ", "), dir)
 	}
+	recorded := false
 	if !o.noHistory {
 		id, err := store.Record(path, run)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("recording the run in the history %s: %w", path, err))
+			errs = append(errs, fmt.Errorf("recording the run in the history %s: %w", store.Redact(path), err))
 		} else {
-			fmt.Fprintf(stderr, "tokenpulse: recorded as run %d in %s\n", id, path)
+			recorded = true
+			fmt.Fprintf(stderr, "tokenpulse: recorded as run %d in %s\n", id, store.Redact(path))
 		}
 	}
 	out, err := o.deliver.deliver(ctx, stderr, run, dir, path)
+	if recorded && out.reportURL != "" {
+		// The trend page (history --report html) links the run to it.
+		if err := store.RecordReportURL(path, run, out.reportURL); err != nil {
+			errs = append(errs, fmt.Errorf("recording the report's address in the history: %w", err))
+		}
+	}
 	return out, errors.Join(append(errs, err)...)
 }

@@ -36,10 +36,17 @@ var ErrNoFile = errors.New("no history file")
 // for want of write access it says so ("read-only and its schema is
 // older"). A missing file is ErrNoFile (wrapped, with the path). The
 // Store's Add fails on a store opened here.
+//
+// On PostgreSQL (a postgres:// URL) every transaction is read-only
+// (default_transaction_read_only), a database without the history's
+// schema is ErrNoFile, and an older schema is migrated as Open does.
 func OpenRead(path string) (*Store, error) {
 	path, err := Resolve(path)
 	if err != nil {
 		return nil, err
+	}
+	if IsURL(path) {
+		return openReadPostgres(path)
 	}
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -125,7 +132,33 @@ func openURI(path, params string) (*Store, int, error) {
 		db.Close()
 		return nil, 0, fmt.Errorf("read schema version: %w", err)
 	}
-	return &Store{db: db, path: path, readOnly: true}, v, nil
+	return &Store{db: db, path: path, d: sqliteDialect, readOnly: true}, v, nil
+}
+
+// openReadPostgres is OpenRead on a PostgreSQL history.
+func openReadPostgres(url string) (*Store, error) {
+	ctx := context.Background()
+	db, err := openPostgres(ctx, url, true)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", Redact(url), err)
+	}
+	v, err := pgDialect.version(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("history %s: read schema version: %w", Redact(url), err)
+	}
+	switch {
+	case v == 0:
+		db.Close()
+		return nil, fmt.Errorf("history %s: %w (the database has no tokenpulse schema yet)", Redact(url), ErrNoFile)
+	case needsWrite(v) == readAsIs:
+		return &Store{db: db, path: url, d: pgDialect, readOnly: true}, nil
+	case needsWrite(v) == readTooNew:
+		db.Close()
+		return nil, fmt.Errorf("history %s: schema version %d is newer than this tokenpulse knows (%d)", Redact(url), v, SchemaVersion)
+	}
+	db.Close()
+	return Open(url)
 }
 
 // uriPath escapes path for a SQLite "file:" URI: '%' and '#' are special

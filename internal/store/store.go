@@ -1,6 +1,10 @@
 // Package store keeps the history of tokenpulse runs in a SQLite file
-// (modernc.org/sqlite, pure Go), so that `tokenpulse history` can list them
-// and `tokenpulse compare --against last` can find the run to compare with.
+// (modernc.org/sqlite, pure Go) or, for a team's shared history, in a
+// PostgreSQL database (a postgres:// URL, through pgx), so that
+// `tokenpulse history` can list them and `tokenpulse compare --against
+// last` can find the run to compare with. Both hold the same schema, made
+// by one list of migrations; what differs between the two databases is in
+// one place, the dialect (dialect.go).
 //
 // Each run is one row: its identity (start time, target URL, model,
 // backend, device hostname, label and CPU, suite), its headline figures
@@ -27,7 +31,9 @@
 // A *Store is safe for concurrent use, and several processes may use one
 // file at a time, a new one too: writers wait up to 30 s for one another,
 // and of several processes opening a new file at once one creates the
-// schema while the others wait for it.
+// schema while the others wait for it. On PostgreSQL any number of
+// processes may write at once, and migrations are serialised by an
+// advisory lock.
 package store
 
 import (
@@ -62,12 +68,21 @@ var ErrNotFound = errors.New("no such run in the history")
 type Store struct {
 	db       *sql.DB
 	path     string
+	d        *dialect
 	readOnly bool // opened by OpenRead at the current schema
 }
 
-// DefaultPath returns the default history file, as the package doc
+// EnvHistory names the history to use when no --history is given: a
+// SQLite file or a postgres:// URL.
+const EnvHistory = "TOKENPULSE_HISTORY"
+
+// DefaultPath returns the default history: $TOKENPULSE_HISTORY when set
+// (a file or a postgres:// URL), else the file the package doc
 // describes. It does not create anything.
 func DefaultPath() (string, error) {
+	if h := os.Getenv(EnvHistory); h != "" {
+		return h, nil
+	}
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "tokenpulse", "history.db"), nil
 	}
@@ -104,6 +119,9 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if IsURL(path) {
+		return openPostgresStore(path)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("history file: %w", err)
 	}
@@ -112,7 +130,7 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history file %s: %w", path, err)
 	}
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, d: sqliteDialect}
 	if err := s.migrate(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("history file %s: %w", path, err)
@@ -120,8 +138,9 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
-// Resolve returns the history file path names: DefaultPath() for "", and
-// refuses a path SQLite would misread (one with a '?').
+// Resolve returns the history path names: DefaultPath() for "", a
+// postgres:// URL as it is, and refuses a file path SQLite would misread
+// (one with a '?').
 func Resolve(path string) (string, error) {
 	if path == "" {
 		p, err := DefaultPath()
@@ -130,26 +149,54 @@ func Resolve(path string) (string, error) {
 		}
 		path = p
 	}
-	if strings.ContainsRune(path, '?') {
+	if !IsURL(path) && strings.ContainsRune(path, '?') {
 		return "", fmt.Errorf("history file %q: a path with '?' is not supported", path)
 	}
 	return path, nil
 }
 
-// Path returns the file the store was opened on.
+// Path returns the file or URL the store was opened on.
 func (s *Store) Path() string { return s.path }
+
+// Name returns Path fit to print (Redact): a URL without its password.
+func (s *Store) Name() string { return Redact(s.path) }
+
+// Dialect returns "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.d.name }
+
+// openPostgresStore opens the PostgreSQL history at url and brings its
+// schema up to date.
+func openPostgresStore(url string) (*Store, error) {
+	ctx := context.Background()
+	db, err := openPostgres(ctx, url, false)
+	if err != nil {
+		return nil, fmt.Errorf("history %s: %w", Redact(url), err)
+	}
+	s := &Store{db: db, path: url, d: pgDialect}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("history %s: %w", Redact(url), err)
+	}
+	return s, nil
+}
+
+// q translates a query of the package (SQLite's SQL, '?' placeholders)
+// into the store's dialect.
+func (s *Store) q(query string) string { return s.d.translate(query) }
 
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
 // A migration is SQL, then Go for what SQL cannot do (decoding the stored
-// run files).
+// run files). Both are written once, in SQLite's SQL; the dialect
+// translates them.
 type migration struct {
 	sql string
-	fn  func(ctx context.Context, tx *sql.Tx) error
+	fn  func(ctx context.Context, tx *sql.Tx, d *dialect) error
 }
 
-// migrations are applied in order; PRAGMA user_version counts those
+// migrations are applied in order; the schema version (SQLite's PRAGMA
+// user_version, PostgreSQL's tokenpulse_schema table) counts those
 // applied. Never edit one that has shipped: add another.
 var migrations = []migration{
 	{sql: `CREATE TABLE runs (
@@ -233,6 +280,14 @@ var migrations = []migration{
 	ALTER TABLE runs2 RENAME TO runs;
 	CREATE INDEX runs_by_key ON runs (target_url, model, device, started_ns);
 	CREATE INDEX runs_by_time ON runs (started_ns);`, fn: rederive},
+	// 3: what the trend charts and a Grafana dashboard read besides: the
+	// address of the run's published report ("" when not published), TPOT
+	// p95 and goodput (% of requests, NULL when the run has none), and the
+	// regressions found against the run's base.
+	{sql: `ALTER TABLE runs ADD COLUMN report_url TEXT NOT NULL DEFAULT '';
+	ALTER TABLE runs ADD COLUMN tpot_p95_ms REAL;
+	ALTER TABLE runs ADD COLUMN goodput_pct REAL;
+	ALTER TABLE runs ADD COLUMN regressions INTEGER NOT NULL DEFAULT 0;`, fn: deriveTrend},
 }
 
 // rederive recomputes, from each row's stored run file, what migration 2
@@ -240,8 +295,8 @@ var migrations = []migration{
 // and the verdict counts with verdicts not judged apart. A row whose run
 // file cannot be read keeps its key and counts; its figures become NULL
 // when no request succeeded.
-func rederive(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, "SELECT id, requests, errors, run_json_gz FROM runs")
+func rederive(ctx context.Context, tx *sql.Tx, d *dialect) error {
+	rows, err := tx.QueryContext(ctx, d.translate("SELECT id, requests, errors, run_json_gz FROM runs"))
 	if err != nil {
 		return err
 	}
@@ -267,19 +322,57 @@ func rederive(ctx context.Context, tx *sql.Tx) error {
 		run, err := decodeRun(r.gz)
 		if err != nil {
 			if r.errors >= r.requests {
-				if _, err := tx.ExecContext(ctx, `UPDATE runs SET ttft_p50_ms = NULL, ttft_p95_ms = NULL, gap_p95_ms = NULL,
-					gap_max_ms = NULL, tpot_mean_ms = NULL, e2e_p95_ms = NULL WHERE id = ?`, r.id); err != nil {
+				if _, err := tx.ExecContext(ctx, d.translate(`UPDATE runs SET ttft_p50_ms = NULL, ttft_p95_ms = NULL, gap_p95_ms = NULL,
+					gap_max_ms = NULL, tpot_mean_ms = NULL, e2e_p95_ms = NULL WHERE id = ?`), r.id); err != nil {
 					return err
 				}
 			}
 			continue
 		}
 		f := headline(run)
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET target_url = ?, ttft_p50_ms = ?, ttft_p95_ms = ?, gap_p95_ms = ?,
+		_, err = tx.ExecContext(ctx, d.translate(`UPDATE runs SET target_url = ?, ttft_p50_ms = ?, ttft_p95_ms = ?, gap_p95_ms = ?,
 			gap_max_ms = ?, tpot_mean_ms = ?, e2e_p95_ms = ?, verdicts = ?, verdicts_failed = ?, verdicts_not_judged = ?, passed = ?
-			WHERE id = ?`, run.Target.Key(), f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
-			f.verdicts, f.failed, f.notJudged, f.failed == 0, r.id)
+			WHERE id = ?`), run.Target.Key(), f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
+			f.verdicts, f.failed, f.notJudged, boolInt(f.failed == 0), r.id)
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deriveTrend fills, from each row's stored run file, the columns
+// migration 3 added; a row whose run file cannot be read keeps NULL and 0.
+func deriveTrend(ctx context.Context, tx *sql.Tx, d *dialect) error {
+	rows, err := tx.QueryContext(ctx, d.translate("SELECT id, run_json_gz FROM runs"))
+	if err != nil {
+		return err
+	}
+	type row struct {
+		id int64
+		gz []byte
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.gz); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		run, err := decodeRun(r.gz)
+		if err != nil {
+			continue
+		}
+		f := headline(run)
+		if _, err := tx.ExecContext(ctx, d.translate("UPDATE runs SET tpot_p95_ms = ?, goodput_pct = ?, regressions = ? WHERE id = ?"),
+			f.tpotP95, f.goodput, f.regressions, r.id); err != nil {
 			return err
 		}
 	}
@@ -290,7 +383,8 @@ func rederive(ctx context.Context, tx *sql.Tx) error {
 // no value.
 type figures struct {
 	ttftP50, ttftP95, gapP95, gapMax, tpotMean, e2eP95 *float64
-	verdicts, failed, notJudged                        int
+	tpotP95, goodput                                   *float64
+	verdicts, failed, notJudged, regressions           int
 }
 
 func headline(run *runfile.Run) figures {
@@ -305,7 +399,15 @@ func headline(run *runfile.Run) figures {
 		ttftP50: val(o.TTFTMs, o.TTFTMs.P50), ttftP95: val(o.TTFTMs, o.TTFTMs.P95),
 		gapP95: val(o.GapMs, o.GapMs.P95), gapMax: val(o.GapMs, o.GapMs.Max),
 		tpotMean: val(o.TPOTMs, o.TPOTMs.Mean), e2eP95: val(o.E2EMs, o.E2EMs.P95),
+		tpotP95:  val(o.TokenIntervalMs, o.TokenIntervalMs.P95),
 		verdicts: len(run.Verdicts),
+	}
+	if g := run.Summary.Goodput; g != nil && g.Requests > 0 {
+		pct := 100 * g.Share
+		f.goodput = &pct
+	}
+	if run.Comparison != nil {
+		f.regressions = run.Comparison.Regressions
 	}
 	for _, v := range run.Verdicts {
 		switch {
@@ -316,6 +418,14 @@ func headline(run *runfile.Run) figures {
 		}
 	}
 	return f
+}
+
+// boolInt stores a truth value as both dialects' integer column holds it.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // SchemaVersion is the schema version this package writes.
@@ -381,15 +491,21 @@ func isBusy(err error) bool {
 }
 
 // migrateOne applies the next migration the file lacks, in one
-// transaction; done is true when there was none.
+// transaction; done is true when there was none. On PostgreSQL the
+// transaction first takes an advisory lock (dialect.lock), so that of
+// several processes migrating at once one applies each migration while
+// the others wait and then find it applied.
 func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("begin migration: %w", err)
 	}
 	defer tx.Rollback()
-	var v int
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+	if err := s.d.lock(ctx, tx); err != nil {
+		return false, fmt.Errorf("lock for migration: %w", err)
+	}
+	v, err := s.d.version(ctx, tx)
+	if err != nil {
 		return false, fmt.Errorf("read schema version: %w", err)
 	}
 	if v > len(migrations) {
@@ -399,15 +515,20 @@ func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
 		return true, nil
 	}
 	m := migrations[v]
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(m.sql)); err != nil {
 		return false, fmt.Errorf("migration %d: %w", v+1, err)
 	}
 	if m.fn != nil {
-		if err := m.fn(ctx, tx); err != nil {
+		if err := m.fn(ctx, tx, s.d); err != nil {
 			return false, fmt.Errorf("migration %d: %w", v+1, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+	if s.d.afterMigration != "" {
+		if _, err := tx.ExecContext(ctx, s.d.afterMigration); err != nil {
+			return false, fmt.Errorf("migration %d: %w", v+1, err)
+		}
+	}
+	if err := s.d.setVersion(ctx, tx, v+1); err != nil {
 		return false, fmt.Errorf("migration %d: %w", v+1, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -453,6 +574,16 @@ type Entry struct {
 	VerdictsFailed    int
 	VerdictsNotJudged int
 	Passed            bool
+	// ReportURL is the address of the run's published report ("" when
+	// it was not published): see SetReportURL.
+	ReportURL string
+	// TPOTP95MS is the p95 of the per-token intervals (tpot.p95), and
+	// GoodputPct the share of requests that met every objective, in %;
+	// nil when the run has none. Regressions counts the figures that
+	// regressed against the run's base (run.Comparison).
+	TPOTP95MS   *float64
+	GoodputPct  *float64
+	Regressions int
 }
 
 // fingerprint identifies a run: the same run recorded twice has the same
@@ -493,7 +624,7 @@ func Record(path string, run *runfile.Run) (int64, error) {
 // run.Summary as it is.
 func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 	if s.readOnly {
-		return 0, fmt.Errorf("history file %s: opened for reading only", s.path)
+		return 0, fmt.Errorf("history %s: opened for reading only", s.Name())
 	}
 	js, err := json.Marshal(run)
 	if err != nil {
@@ -515,29 +646,27 @@ func (s *Store) Add(ctx context.Context, run *runfile.Run) (int64, error) {
 			return err
 		}
 		defer tx.Rollback()
-		err = tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE fingerprint = ?", fp).Scan(&id)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO runs (
+		// ON CONFLICT: two writers of one run at once (PostgreSQL lets
+		// them) record it once; the second then reads its id.
+		err = tx.QueryRowContext(ctx, s.q(`INSERT INTO runs (
 			fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
 			hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version,
 			requests, errors, ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
-			verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz
-		) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			verdicts, verdicts_failed, verdicts_not_judged, passed, run_json_gz,
+			tpot_p95_ms, goodput_pct, regressions
+		) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (fingerprint) DO NOTHING RETURNING id`),
 			fp, run.StartedAt.UTC().Format(time.RFC3339Nano), unixNS(run.StartedAt), time.Now().UTC().Format(time.RFC3339Nano),
 			run.Target.Key(), run.Target.Model, run.Target.Backend,
 			run.Device.Hostname, run.Device.Label, run.Device.Key(), run.Device.CPUModel, run.Device.OS, run.Device.Arch, run.Device.Tier,
 			run.Config.Suite, run.Tool.Version,
 			o.Requests, o.Errors, f.ttftP50, f.ttftP95, f.gapP95, f.gapMax, f.tpotMean, f.e2eP95,
-			f.verdicts, f.failed, f.notJudged, f.failed == 0, gz.Bytes())
-		if err != nil {
-			return err
+			f.verdicts, f.failed, f.notJudged, boolInt(f.failed == 0), gz.Bytes(),
+			f.tpotP95, f.goodput, f.regressions).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = tx.QueryRowContext(ctx, s.q("SELECT id FROM runs WHERE fingerprint = ?"), fp).Scan(&id)
 		}
-		if id, err = res.LastInsertId(); err != nil {
+		if err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -565,7 +694,7 @@ type Filter struct {
 const entryColumns = `id, started_at, recorded_at, target_url, model, backend, hostname, device_label, device,
 	cpu_model, os, arch, tier, suite, tool_version, requests, errors,
 	ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
-	verdicts, verdicts_failed, verdicts_not_judged, passed`
+	verdicts, verdicts_failed, verdicts_not_judged, passed, report_url, tpot_p95_ms, goodput_pct, regressions`
 
 func scanEntry(sc interface{ Scan(...any) error }) (Entry, error) {
 	var e Entry
@@ -573,7 +702,7 @@ func scanEntry(sc interface{ Scan(...any) error }) (Entry, error) {
 	err := sc.Scan(&e.ID, &started, &recorded, &e.TargetURL, &e.Model, &e.Backend, &e.Hostname, &e.DeviceLabel, &e.Device,
 		&e.CPUModel, &e.OS, &e.Arch, &e.Tier, &e.Suite, &e.ToolVersion, &e.Requests, &e.Errors,
 		&e.TTFTP50MS, &e.TTFTP95MS, &e.GapP95MS, &e.GapMaxMS, &e.TPOTMeanMS, &e.E2EP95MS,
-		&e.Verdicts, &e.VerdictsFailed, &e.VerdictsNotJudged, &e.Passed)
+		&e.Verdicts, &e.VerdictsFailed, &e.VerdictsNotJudged, &e.Passed, &e.ReportURL, &e.TPOTP95MS, &e.GoodputPct, &e.Regressions)
 	if err != nil {
 		return e, err
 	}
@@ -606,7 +735,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := s.db.QueryContext(ctx, s.q(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list runs: %w", err)
 	}
@@ -627,7 +756,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 
 // Get returns the row and the run file of run id.
 func (s *Store) Get(ctx context.Context, id int64) (Entry, *runfile.Run, error) {
-	row := s.db.QueryRowContext(ctx, "SELECT "+entryColumns+", run_json_gz FROM runs WHERE id = ?", id)
+	row := s.db.QueryRowContext(ctx, s.q("SELECT "+entryColumns+", run_json_gz FROM runs WHERE id = ?"), id)
 	var gz []byte
 	e, err := scanEntry(scanner(func(dest ...any) error { return row.Scan(append(dest, &gz)...) }))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -739,4 +868,36 @@ func (s *Store) first(ctx context.Context, f Filter) (Entry, *runfile.Run, error
 		return Entry{}, nil, ErrNotFound
 	}
 	return s.Get(ctx, es[0].ID)
+}
+
+// SetReportURL records url as the address of the published report of run
+// (the recorded run of the same start time, hostname, target, model and
+// suite); ErrNotFound when run is not recorded.
+func (s *Store) SetReportURL(ctx context.Context, run *runfile.Run, url string) error {
+	if s.readOnly {
+		return fmt.Errorf("history %s: opened for reading only", s.Name())
+	}
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE runs SET report_url = ? WHERE fingerprint = ?"), url, fingerprint(run))
+	if err != nil {
+		return fmt.Errorf("record the report's address: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("record the report's address: %w", ErrNotFound)
+	}
+	return nil
+}
+
+// RecordReportURL opens the history at path ("" meaning DefaultPath()),
+// records url as run's published report (SetReportURL) and closes it: the
+// call bench makes after publishing a run it recorded.
+func RecordReportURL(path string, run *runfile.Run, url string) error {
+	s, err := Open(path)
+	if err != nil {
+		return err
+	}
+	err = s.SetReportURL(context.Background(), run, url)
+	if cerr := s.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
 }

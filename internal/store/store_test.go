@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"math"
 	"os"
@@ -50,9 +49,14 @@ func mkRun(minutes int, url, model, host string, gapMS int64, passed bool) *runf
 	return r
 }
 
-func TestAddGetList(t *testing.T) {
+func TestAddGetList(t *testing.T) { forEachBackend(t, testAddGetList) }
+
+func testAddGetList(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "sub", "history.db")
+	path := b.path(t)
+	if b.name == "sqlite" {
+		path = filepath.Join(t.TempDir(), "sub", "history.db") // its directory is created
+	}
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -171,9 +175,11 @@ func TestAddGetList(t *testing.T) {
 	}
 }
 
-func TestReopenKeepsRunsAndSchema(t *testing.T) {
+func TestReopenKeepsRunsAndSchema(t *testing.T) { forEachBackend(t, testReopenKeepsRunsAndSchema) }
+
+func testReopenKeepsRunsAndSchema(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "history.db")
+	path := b.path(t)
 	id, err := Record(path, mkRun(0, "http://a", "m", "h", 20, true))
 	if err != nil {
 		t.Fatal(err)
@@ -192,38 +198,56 @@ func TestReopenKeepsRunsAndSchema(t *testing.T) {
 		t.Fatalf("after reopening: got %+v, %v", es, err)
 	}
 
-	// The file is in WAL mode and at the current schema version.
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
+	// The history is at the current schema version, and a SQLite file
+	// in WAL mode.
+	db := b.rawDB(t, path)
+	version, err := b.d.version(ctx, db)
+	if err != nil || version != SchemaVersion {
+		t.Errorf("version %d, %v; want %d", version, err, SchemaVersion)
 	}
-	defer db.Close()
-	var mode string
-	var version int
-	db.QueryRow("PRAGMA journal_mode").Scan(&mode)
-	db.QueryRow("PRAGMA user_version").Scan(&version)
-	if mode != "wal" || version != SchemaVersion {
-		t.Errorf("journal mode %q, version %d; want wal, %d", mode, version, SchemaVersion)
+	if b.name == "sqlite" {
+		var mode string
+		db.QueryRow("PRAGMA journal_mode").Scan(&mode)
+		if mode != "wal" {
+			t.Errorf("journal mode %q, want wal", mode)
+		}
 	}
 }
 
-func TestNewerSchemaIsRefused(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
+func TestNewerSchemaIsRefused(t *testing.T) { forEachBackend(t, testNewerSchemaIsRefused) }
+
+func testNewerSchemaIsRefused(t *testing.T, b backend) {
+	path := b.path(t)
 	s, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.db.Exec("PRAGMA user_version = 99"); err != nil {
+	tx, err := s.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.d.setVersion(context.Background(), tx, 99); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Errorf("got %v, want a schema-too-new error", err)
 	}
+	if _, err := OpenRead(path); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("OpenRead: got %v, want a schema-too-new error", err)
+	}
 }
 
 func TestDefaultPath(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv(EnvHistory, "postgres://h/db")
+	if got, err := DefaultPath(); err != nil || got != "postgres://h/db" {
+		t.Errorf("with %s: got %q, %v", EnvHistory, got, err)
+	}
+	t.Setenv(EnvHistory, "")
 	t.Setenv("XDG_DATA_HOME", dir)
 	got, err := DefaultPath()
 	if err != nil || got != filepath.Join(dir, "tokenpulse", "history.db") {
@@ -245,7 +269,11 @@ func TestDefaultPath(t *testing.T) {
 }
 
 func TestPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
+	forEachBackend(t, testPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel)
+}
+
+func testPreviousSkipsUnusableBaselinesAndKeysEmbeddedByModel(t *testing.T, b backend) {
+	s, err := Open(b.path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

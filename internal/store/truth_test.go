@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +31,12 @@ func allFailed(minutes int, url string) *runfile.Run {
 }
 
 func TestRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure(t *testing.T) {
+	forEachBackend(t, testRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure)
+}
+
+func testRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure(t *testing.T, b backend) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
+	s, err := Open(b.path(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +68,11 @@ func TestRunWithoutSuccessHasNoFiguresAndNoDataIsNoFailure(t *testing.T) {
 	}
 }
 
-func TestTargetURLsAreNormalised(t *testing.T) {
+func TestTargetURLsAreNormalised(t *testing.T) { forEachBackend(t, testTargetURLsAreNormalised) }
+
+func testTargetURLsAreNormalised(t *testing.T, b backend) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
+	s, err := Open(b.path(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +95,12 @@ func TestTargetURLsAreNormalised(t *testing.T) {
 }
 
 func TestPreviousRefusesOtherSettingsOrTakesTheLastComparable(t *testing.T) {
+	forEachBackend(t, testPreviousRefusesOtherSettingsOrTakesTheLastComparable)
+}
+
+func testPreviousRefusesOtherSettingsOrTakesTheLastComparable(t *testing.T, b backend) {
 	ctx := context.Background()
-	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
+	s, err := Open(b.path(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,27 +134,21 @@ func TestPreviousRefusesOtherSettingsOrTakesTheLastComparable(t *testing.T) {
 // rows keep their raw URL, 0 for figures a run did not have, and count a
 // verdict without data as failed. After the migration they match a
 // normalised lookup, hold no figure, and count the verdict as not judged.
-func TestMigrationRederivesOldRows(t *testing.T) {
+func TestMigrationRederivesOldRows(t *testing.T) { forEachBackend(t, testMigrationRederivesOldRows) }
+
+func testMigrationRederivesOldRows(t *testing.T, b backend) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(migrations[0].sql); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("PRAGMA user_version = 1"); err != nil {
-		t.Fatal(err)
-	}
+	path := b.path(t)
+	db := b.rawDB(t, path)
+	b.oldSchema(t, db, 1)
 	old := allFailed(0, "http://h:8080/v1")
 	_, gz := encodeForTest(t, old)
-	_, err = db.Exec(`INSERT INTO runs (fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
+	_, err := db.Exec(b.d.translate(`INSERT INTO runs (fingerprint, started_at, started_ns, recorded_at, target_url, model, backend,
 		hostname, device_label, device, cpu_model, os, arch, tier, suite, tool_version,
 		requests, errors, ttft_p50_ms, ttft_p95_ms, gap_p95_ms, gap_max_ms, tpot_mean_ms, e2e_p95_ms,
 		verdicts, verdicts_failed, passed, run_json_gz)
 		VALUES ('fp', ?, ?, ?, 'http://h:8080/v1', 'm', 'mock', 'h', '', 'h', '', '', '', '', 'zh-medical', '',
-		4, 4, 0, 0, 0, 0, 0, 0, 2, 2, 0, ?)`,
+		4, 4, 0, 0, 0, 0, 0, 0, 2, 2, 0, ?)`),
 		old.StartedAt.Format(time.RFC3339Nano), old.StartedAt.UnixNano(), old.StartedAt.Format(time.RFC3339Nano), gz)
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +168,14 @@ func TestMigrationRederivesOldRows(t *testing.T) {
 	if e.TargetURL != "http://h:8080" || e.TTFTP50MS != nil || e.GapMaxMS != nil || e.VerdictsFailed != 1 || e.VerdictsNotJudged != 1 {
 		t.Errorf("migrated row: target %q, ttft %v, gap max %v, failed %d, not judged %d; want http://h:8080, none, none, 1, 1",
 			e.TargetURL, e.TTFTP50MS, e.GapMaxMS, e.VerdictsFailed, e.VerdictsNotJudged)
+	}
+	// The migrated history takes new runs: on PostgreSQL migration 2
+	// copied the row with its id, past which the identity must have moved.
+	if id, err := s.Add(ctx, mkRun(5, "http://h:8080", "m", "h", 20, true)); err != nil || id == e.ID {
+		t.Errorf("Add after migration: id %d, %v; want a new id", id, err)
+	}
+	if e.ReportURL != "" {
+		t.Errorf("migrated row has report URL %q, want none", e.ReportURL)
 	}
 }
 

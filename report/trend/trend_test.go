@@ -1,0 +1,93 @@
+package trend
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
+)
+
+func mkRun(day int, gapMax float64, crossed bool, regressions int) *runfile.Run {
+	r := &runfile.Run{
+		StartedAt: time.Date(2026, 11, day, 2, 0, 0, 0, time.UTC),
+		Target:    runfile.Target{URL: "http://h:8080", Model: "m"},
+		Device:    runfile.Device{Hostname: "h", Label: "pixel-8"},
+	}
+	o := &r.Summary.Overall
+	o.Requests, o.Errors = 10, 1
+	o.TTFTMs = stats.Distribution{Count: 9, P95: 80}
+	o.GapMs = stats.Distribution{Count: 90, P95: 20, Max: gapMax}
+	r.Verdicts = []runfile.Verdict{
+		{Rule: "gap.max <= 120ms", Scope: "overall", Limit: 120, Unit: "ms", Passed: !crossed, Value: gapMax},
+		{Rule: "[category:long] ttft.p95 < 50ms", Scope: "category:long", Limit: 50, Unit: "ms"},
+	}
+	if regressions > 0 {
+		r.Comparison = &runfile.Comparison{Regressions: regressions}
+	}
+	return r
+}
+
+// TestFromRun reads the charted figures, the overall thresholds (only),
+// crossed ones and regressions; a figure the run lacks is absent, not 0.
+func TestFromRun(t *testing.T) {
+	r := FromRun(7, "https://x/report.html", mkRun(1, 150, true, 2))
+	if r.Values["gap.max"] != 150 || r.Values["errors.rate"] != 10 || r.Values["ttft.p95"] != 80 {
+		t.Errorf("values %v", r.Values)
+	}
+	if _, ok := r.Values["tpot.p95"]; ok {
+		t.Error("tpot.p95 has a value though the run has no token interval")
+	}
+	if _, ok := r.Values["goodput.share"]; ok {
+		t.Error("goodput has a value though the run has none")
+	}
+	if r.Limits["gap.max"] != 120 || !r.Crossed["gap.max"] || len(r.Limits) != 1 {
+		t.Errorf("limits %v crossed %v: want gap.max 120 crossed, the category rule left out", r.Limits, r.Crossed)
+	}
+	if r.Regressions != 2 || r.Device != "pixel-8" || r.Target != "http://h:8080" {
+		t.Errorf("run %+v", r)
+	}
+}
+
+// TestPageMarksAndLinks: the page has one section per target × model ×
+// device, a chart per figure, the threshold drawn, the crossed and the
+// regressed run marked, and the published run's point linked; nothing is
+// loaded from elsewhere.
+func TestPageMarksAndLinks(t *testing.T) {
+	runs := []Run{
+		FromRun(1, "", mkRun(1, 50, false, 0)),
+		FromRun(2, "https://reports.example/2/report.html", mkRun(2, 150, true, 0)),
+		FromRun(3, "", mkRun(3, 60, false, 3)),
+	}
+	other := mkRun(2, 40, false, 0)
+	other.Device.Label = "ci-x86"
+	runs = append(runs, FromRun(4, "", other))
+	var b bytes.Buffer
+	if err := HTML(&b, runs, "postgres://ci@db/h"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"device pixel-8", "device ci-x86", "Longest stall (gap max)", "Goodput", "TPOT p95",
+		`<a href="https://reports.example/2/report.html"`,
+		`class="point crossed"`, `class="regressed"`, `<g class="threshold">`,
+		"run 2, ", "threshold 120 ms crossed", "3 regression(s)",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if n := strings.Count(page, "<figure>"); n != 2*len(Figures) {
+		t.Errorf("%d charts, want %d", n, 2*len(Figures))
+	}
+	if n := strings.Count(page, `class="point crossed"`); n != 1 {
+		t.Errorf("%d crossed points, want 1 (run 2's gap max)", n)
+	}
+	for _, bad := range []string{"<script", "src=\"http", "@import", "url(http"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page loads something: %q", bad)
+		}
+	}
+}

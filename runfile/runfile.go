@@ -50,8 +50,8 @@ type Run struct {
 	// at its address (Interrupted is then true as well).
 	StopReason string `json:"stop_reason,omitempty"`
 	Target     Target `json:"target"`
-	Device      Device `json:"device"`
-	Config      Config `json:"config"`
+	Device     Device `json:"device"`
+	Config     Config `json:"config"`
 	// ColdStart is the target's warm-up breakdown when it reports one
 	// (tokenpulse serve's /health).
 	ColdStart  *ColdStart   `json:"cold_start,omitempty"`

@@ -13,13 +13,12 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/browser"
 	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/report"
 	"github.com/tokenpulse/tokenpulse/runfile"
-	"github.com/tokenpulse/tokenpulse/suite"
+	"github.com/tokenpulse/tokenpulse/runner"
 )
 
 func init() { commands = append(commands, newReportCmd) }
@@ -258,7 +257,7 @@ func readRun(arg string, stderr io.Writer) (run *runfile.Run, rebuilt bool, err 
 	if err != nil {
 		return nil, true, err
 	}
-	run, err = rebuildRun(j)
+	run, err = runner.Rebuild(j)
 	if err != nil {
 		return nil, true, err
 	}
@@ -334,47 +333,6 @@ func summaryDrift(run *runfile.Run) string {
 		diffs = diffs[:3]
 	}
 	return fmt.Sprintf("the stored summary does not match the run's requests: %s%s. The summary tables and verdicts show the stored figures; per-request figures (the server's account, charts, timelines, compare) are computed from the requests", strings.Join(diffs, "; "), more)
-}
-
-// rebuildRun makes the run journal j records as bench would have
-// written it had it not died: the requests, its suite's thresholds for
-// the categories measured, summary (measure.Summarize), verdicts and
-// experience (package gate, with the tier's thresholds and the
-// experience mapping the journal kept), interrupted, with warnings that
-// say it was rebuilt.
-func rebuildRun(j *runfile.Journal) (*runfile.Run, error) {
-	run := j.Run()
-	s := &suite.Suite{Name: run.Config.Suite}
-	for _, c := range slices.Sorted(maps.Keys(run.Config.SuiteThresholds)) {
-		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c]})
-	}
-	var unsampled []string
-	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
-	run.Warnings = append(run.Warnings, fmt.Sprintf("rebuilt from the journal %s: the run stopped without writing run.json (killed, or crashed) after %d finished requests; figures cover those", j.Path, len(run.Requests)))
-	run.Warnings = append(run.Warnings, j.Notes...)
-	if run.Config.Scenario != "" {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("the %s scenario's own results (abort latencies, tokens after the abort) are not journaled: only its requests were rebuilt", run.Config.Scenario))
-	}
-	for _, c := range unsampled {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured before the run stopped: its thresholds were not judged", c))
-	}
-	measure.Summarize(run)
-	run.Warnings = append(run.Warnings, runWarnings(run)...)
-
-	tierRules, err := gate.TierRules(run.Device.Tier, j.Header.TierThresholds)
-	if err != nil {
-		return nil, fmt.Errorf("%s: tier thresholds: %w", j.Path, err)
-	}
-	experience := gate.DefaultExperience()
-	if j.Header.ExperienceYAML != "" {
-		if experience, err = gate.ParseExperience([]byte(j.Header.ExperienceYAML)); err != nil {
-			return nil, fmt.Errorf("%s: %w", j.Path, err)
-		}
-	}
-	run.Verdicts = gate.Judge(run, tierRules)
-	run.Summary.Goodput = gate.Goodput(run, tierRules)
-	run.Experience = gate.Experience(run, experience, run.Device.Tier)
-	return run, nil
 }
 
 // runDirOf is the run directory of arg: arg itself when it is one, else

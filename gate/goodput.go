@@ -70,7 +70,7 @@ func Goodput(run *runfile.Run, extra []Rule) *runfile.Goodput {
 // being those of rules (see [Objectives]). A run file with no requests is
 // judged on its summary's overall goodput.
 func judgeGoodput(r Rule, scope Scope, run *runfile.Run, rules []Rule) runfile.Verdict {
-	v := runfile.Verdict{Rule: r.Text(), Scope: scope.String(), Source: r.Source, Limit: r.Limit, Unit: r.Unit}
+	v := r.verdict(scope)
 	var g runfile.Goodput
 	switch {
 	case len(run.Requests) > 0:

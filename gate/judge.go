@@ -213,14 +213,18 @@ func noData(r Rule, s Scope, d *scopeData) string {
 	return fmt.Sprintf("no data: no request of %s has a value of %s", s, r.Metric)
 }
 
-func judgeOne(r Rule, scope Scope, d *scopeData) runfile.Verdict {
-	v := runfile.Verdict{
-		Rule:   r.Text(),
-		Scope:  scope.String(),
-		Source: r.Source,
-		Limit:  r.Limit,
-		Unit:   r.Unit,
+// verdict is r's verdict on scope before it is judged: what the rule
+// measures, as fields, and its text for display.
+func (r Rule) verdict(scope Scope) runfile.Verdict {
+	return runfile.Verdict{
+		Rule: r.Text(), Scope: scope.String(), Source: r.Source,
+		Metric: r.Metric, Statistic: r.Stat, Operator: r.Op.String(),
+		Limit: r.Limit, Unit: r.Unit,
 	}
+}
+
+func judgeOne(r Rule, scope Scope, d *scopeData) runfile.Verdict {
+	v := r.verdict(scope)
 	val, ok := measureRule(r, &d.g, d.views)
 	if !ok {
 		v.NoData = noData(r, scope, d)

@@ -251,7 +251,7 @@ func Waterfall(r *runfile.Run, o Options) Chart {
 func gapLimit(r *runfile.Run) float64 {
 	lim := 0.0
 	for _, v := range r.Verdicts {
-		if ruleMetric(v.Rule) == "gap" && (v.Unit == "ms" || v.Unit == "") && v.Limit > 0 && strings.Contains(v.Rule, "max") {
+		if v.Metric == "gap" && v.Statistic == "max" && v.Unit == "ms" && v.Limit > 0 {
 			if lim == 0 || v.Limit < lim {
 				lim = v.Limit
 			}

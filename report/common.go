@@ -116,16 +116,6 @@ func offenderValue(r *runfile.Run, v runfile.Verdict, o runfile.Offender) string
 	return fmtValue(o.Value, v.Unit)
 }
 
-// ruleMetric returns the metric of a threshold expression: "gap" for
-// "gap.max <= 120ms".
-func ruleMetric(rule string) string {
-	rule = strings.TrimSpace(rule)
-	if i := strings.IndexAny(rule, ". <>=!"); i >= 0 {
-		return rule[:i]
-	}
-	return rule
-}
-
 // timelineFor is a request whose arrival timeline the reports draw, with
 // why it is drawn.
 type timelineFor struct {
@@ -165,7 +155,7 @@ func timelines(r *runfile.Run, o Options) []timelineFor {
 			if !slices.Contains(t.Rules, v.Rule) {
 				t.Rules = append(t.Rules, v.Rule)
 			}
-			if ruleMetric(v.Rule) == "gap" && (v.Unit == "ms" || v.Unit == "") && v.Limit > 0 {
+			if v.Metric == "gap" && v.Unit == "ms" && v.Limit > 0 {
 				if t.LimitMS == 0 || v.Limit < t.LimitMS {
 					t.LimitMS = v.Limit
 				}

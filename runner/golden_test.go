@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/gate"
@@ -44,6 +46,28 @@ func refinish(t *testing.T, rec *runfile.Run) *runfile.Run {
 	return &run
 }
 
+// beforeFields returns verdicts with only the fields the run file had
+// before verdicts held what they judge as fields (metric, statistic,
+// operator were added, and are checked apart): the golden files were
+// written then.
+func beforeFields(vs []runfile.Verdict) []runfile.Verdict {
+	out := slices.Clone(vs)
+	for i := range out {
+		out[i].Metric, out[i].Statistic, out[i].Operator = "", "", ""
+	}
+	return out
+}
+
+// checkFields asserts that each verdict's fields say what its text does.
+func checkFields(t *testing.T, vs []runfile.Verdict) {
+	t.Helper()
+	for _, v := range vs {
+		if want := v.Metric + "." + v.Statistic + " " + v.Operator + " "; !strings.HasPrefix(v.Rule, want) || v.Metric == "" {
+			t.Errorf("verdict %q: metric %q, statistic %q, operator %q", v.Rule, v.Metric, v.Statistic, v.Operator)
+		}
+	}
+}
+
 func jsonOf(t *testing.T, v any) []byte {
 	t.Helper()
 	b, err := json.MarshalIndent(v, "", "  ")
@@ -76,7 +100,8 @@ func TestGoldenRunsFinishTheSame(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := jsonOf(t, map[string]any{"summary": got.Summary, "verdicts": got.Verdicts, "experience": got.Experience})
+			checkFields(t, got.Verdicts)
+			g := jsonOf(t, map[string]any{"summary": got.Summary, "verdicts": beforeFields(got.Verdicts), "experience": got.Experience})
 			if !bytes.Equal(append(g, '\n'), want) {
 				t.Errorf("summary, verdicts or experience differ from refinished.golden.json:\n got %.600s", g)
 			}
@@ -97,7 +122,8 @@ func TestGoldenJournalRebuildsTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := jsonOf(t, map[string]any{"summary": run.Summary, "verdicts": run.Verdicts, "experience": run.Experience, "warnings": run.Warnings, "suite_thresholds": run.Config.SuiteThresholds})
+	checkFields(t, run.Verdicts)
+	got := jsonOf(t, map[string]any{"summary": run.Summary, "verdicts": beforeFields(run.Verdicts), "experience": run.Experience, "warnings": run.Warnings, "suite_thresholds": run.Config.SuiteThresholds})
 	if !bytes.Equal(append(got, '\n'), want) {
 		os.WriteFile(filepath.Join(t.TempDir(), "got.json"), got, 0o644)
 		t.Errorf("the rebuilt run differs from rebuilt.golden.json:\n got %.800s", got)

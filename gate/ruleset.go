@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -115,7 +116,7 @@ func checkCategories(rules []Rule, suite string, categories []string) error {
 		return nil
 	}
 	for _, r := range rules {
-		if r.Scope.Kind == ScopeCategory && !slices.Contains(categories, r.Scope.Category) {
+		if r.Scope.Kind == measure.KindCategory && !slices.Contains(categories, r.Scope.Category) {
 			return fmt.Errorf("--threshold %q: suite %s has no category %q (it has %s)", r.Text(), suite, r.Scope.Category, strings.Join(categories, ", "))
 		}
 	}

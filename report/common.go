@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -20,18 +19,18 @@ type scopedGroup struct {
 	G     runfile.Group
 }
 
-// groups returns the categories in name order, then overall.
+// groups returns the categories in name order, then overall
+// (measure.Groups).
 func groups(r *runfile.Run) []scopedGroup {
-	names := make([]string, 0, len(r.Summary.Categories))
-	for n := range r.Summary.Categories {
-		names = append(names, n)
+	var out []scopedGroup
+	for _, g := range measure.Groups(&r.Summary) {
+		name := g.Scope.Category
+		if name == "" {
+			name = g.Scope.String()
+		}
+		out = append(out, scopedGroup{g.Scope.String(), name, g.Group})
 	}
-	sort.Strings(names)
-	out := make([]scopedGroup, 0, len(names)+1)
-	for _, n := range names {
-		out = append(out, scopedGroup{"category:" + n, n, r.Summary.Categories[n]})
-	}
-	return append(out, scopedGroup{"overall", "overall", r.Summary.Overall})
+	return out
 }
 
 // counts is how many requests the run holds by kind.

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -213,7 +210,7 @@ func renderTo(w io.Writer, format string, run *runfile.Run, opts report.Options)
 // A run rebuilt from a journal is summarized and judged as bench would
 // have judged it, and marked interrupted (rebuildRun); stderr is told
 // so, with what the journal's reading noted (a torn last line). A run
-// file's stored summary is checked against its requests (summaryDrift):
+// file's stored summary is checked against its requests (measure.Drift):
 // where they differ, stderr and the run's warnings say so.
 func loadRun(arg string, stderr io.Writer) (*runfile.Run, error) {
 	run, rebuilt, err := readRun(arg, stderr)
@@ -224,7 +221,7 @@ func loadRun(arg string, stderr io.Writer) (*runfile.Run, error) {
 		return nil, usageErr(fmt.Errorf("read run file: %w", err))
 	}
 	if !rebuilt {
-		if d := summaryDrift(run); d != "" {
+		if d := measure.Drift(run); d != "" {
 			fmt.Fprintln(stderr, "tokenpulse: warning:", arg+":", d)
 			run.Warnings = append(run.Warnings, d)
 		}
@@ -266,73 +263,6 @@ func readRun(arg string, stderr io.Writer) (run *runfile.Run, rebuilt bool, err 
 		fmt.Fprintln(stderr, "tokenpulse: note:", n)
 	}
 	return run, true, nil
-}
-
-// summaryDrift compares run's stored summary with the one its requests
-// give (measure.Summarize): the tables of a report show the stored
-// summary, while per-request figures (the server's account, charts,
-// comparisons) come from the requests, so a file whose summary does not
-// match its requests (edited, or written by another tool) would show two
-// answers without saying so. It returns "" when they agree, else a
-// sentence naming the first figures that differ.
-func summaryDrift(run *runfile.Run) string {
-	re := *run
-	measure.Summarize(&re)
-	type scope struct {
-		name          string
-		stored, fresh *runfile.Group
-	}
-	scopes := []scope{{"overall", &run.Summary.Overall, &re.Summary.Overall}}
-	if run.Summary.Cold != nil || re.Summary.Cold != nil {
-		var a, b runfile.Group
-		if run.Summary.Cold != nil {
-			a = *run.Summary.Cold
-		}
-		if re.Summary.Cold != nil {
-			b = *re.Summary.Cold
-		}
-		scopes = append(scopes, scope{"cold", &a, &b})
-	}
-	names := slices.Sorted(maps.Keys(re.Summary.Categories))
-	for n := range maps.Keys(run.Summary.Categories) {
-		if _, ok := re.Summary.Categories[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	for _, n := range names {
-		a, b := run.Summary.Categories[n], re.Summary.Categories[n]
-		scopes = append(scopes, scope{"category:" + n, &a, &b})
-	}
-	var diffs []string
-	for _, sc := range scopes {
-		a, b := sc.stored, sc.fresh
-		figs := []struct {
-			name          string
-			stored, fresh float64
-		}{
-			{"requests", float64(a.Requests), float64(b.Requests)},
-			{"errors", float64(a.Errors), float64(b.Errors)},
-			{"ttft.p50", a.TTFTMs.P50, b.TTFTMs.P50}, {"ttft.p95", a.TTFTMs.P95, b.TTFTMs.P95},
-			{"ttft.max", a.TTFTMs.Max, b.TTFTMs.Max}, {"ttft.mean", a.TTFTMs.Mean, b.TTFTMs.Mean},
-			{"gap.p50", a.GapMs.P50, b.GapMs.P50}, {"gap.p95", a.GapMs.P95, b.GapMs.P95},
-			{"gap.max", a.GapMs.Max, b.GapMs.Max}, {"tpot.mean", a.TPOTMs.Mean, b.TPOTMs.Mean},
-			{"e2e.p50", a.E2EMs.P50, b.E2EMs.P50}, {"e2e.p95", a.E2EMs.P95, b.E2EMs.P95},
-		}
-		for _, f := range figs {
-			if math.Abs(f.stored-f.fresh) > 1e-6*max(1, math.Abs(f.stored), math.Abs(f.fresh)) {
-				diffs = append(diffs, fmt.Sprintf("%s %s %.6g stored, %.6g from the requests", sc.name, f.name, f.stored, f.fresh))
-			}
-		}
-	}
-	if len(diffs) == 0 {
-		return ""
-	}
-	more := ""
-	if len(diffs) > 3 {
-		more = fmt.Sprintf(" (and %d more)", len(diffs)-3)
-		diffs = diffs[:3]
-	}
-	return fmt.Sprintf("the stored summary does not match the run's requests: %s%s. The summary tables and verdicts show the stored figures; per-request figures (the server's account, charts, timelines, compare) are computed from the requests", strings.Join(diffs, "; "), more)
 }
 
 // runDirOf is the run directory of arg: arg itself when it is one, else

@@ -244,11 +244,10 @@ func offenders(r Rule, views []measure.View) []runfile.Offender {
 		return capOffenders(out)
 	}
 	for i := range views {
-		xs := views[i].Values(b.metric)
-		if len(xs) == 0 {
+		x, ok := views[i].Stat(b.metric, r.Stat)
+		if !ok {
 			continue
 		}
-		x := statOf(xs, r.Stat)
 		if !r.Op.Holds(x, r.Limit) {
 			add(views[i].Req, x)
 		}

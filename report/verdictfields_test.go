@@ -44,3 +44,25 @@ func TestMethodologyScopesEachThreshold(t *testing.T) {
 		}
 	}
 }
+
+// TestWaterfallPicksTheSummarysPercentile: of 12 warm requests, the row
+// "p95" is the request nearest the p95 the summary states (interpolated
+// between the 11th and 12th, nearer the 11th), not the nearest-rank
+// one, which is the max (and the p99 row was then left out as the same
+// request).
+func TestWaterfallPicksTheSummarysPercentile(t *testing.T) {
+	r := &runfile.Run{}
+	for i := range 13 {
+		ttft := int64(i+1) * 1e6
+		r.Requests = append(r.Requests, runfile.Request{Index: i, PromptID: "p", Status: 200, TTFTNS: ttft, E2ENS: ttft + 1e6, OutputTokens: 2, TokenTimesNS: []int64{ttft, ttft + 1e6}})
+	}
+	r.Requests[0].Cold = true
+	var labels []string
+	for _, row := range waterfallRows(r, Options{MaxWaterfall: 4}) {
+		labels = append(labels, row.Label)
+	}
+	want := "#0 p (cold)|p50 #7 p|p95 #11 p|p99 #12 p"
+	if got := strings.Join(labels, "|"); got != want {
+		t.Errorf("rows %s, want %s", got, want)
+	}
+}

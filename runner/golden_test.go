@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/gate"
+	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/report"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/suite"
 )
@@ -127,5 +129,27 @@ func TestGoldenJournalRebuildsTheSame(t *testing.T) {
 	if !bytes.Equal(append(got, '\n'), want) {
 		os.WriteFile(filepath.Join(t.TempDir(), "got.json"), got, 0o644)
 		t.Errorf("the rebuilt run differs from rebuilt.golden.json:\n got %.800s", got)
+	}
+}
+
+// TestGoldenServerAccount: the server's account of a golden run, now
+// derived in measure (ServerAccount), reads as bench printed it when it
+// recorded the run.
+func TestGoldenServerAccount(t *testing.T) {
+	run, err := runfile.Load(filepath.Join("testdata", "golden", "closed-tier", FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.Text(&b, run, report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	const printed = "server's own account (tokenpulse, 20 warm requests): TTFT mean 37.4 ms = server 37.1 ms (queue and prefill) + network and client 0.3 ms (1%); TPOT mean: client 11.69 ms, server 11.69 ms (-0.0%)"
+	if !strings.Contains(b.String(), printed) {
+		t.Errorf("the text report lacks %q:\n%s", printed, b.String())
+	}
+	a, ok := measure.ServerAccount(run, measure.Overall)
+	if !ok || a.Requests != 20 || a.TPOTRequests != 20 || a.Source != "tokenpulse" {
+		t.Errorf("account %+v, %v", a, ok)
 	}
 }

@@ -1,44 +1,20 @@
-package runner
+package runner_test
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/mock"
-	"github.com/tokenpulse/tokenpulse/internal/server"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/runner"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
 )
-
-// serveMock serves the in-process mock with profile p on a loopback
-// port until stop is called, and returns its base URL.
-func serveMock(p mock.Profile) (url string, stop func(), err error) {
-	srv, err := server.New(mock.New(p, nil), server.Options{Parallel: 64})
-	if err != nil {
-		return "", nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	if err := srv.WarmUp(ctx); err != nil {
-		cancel()
-		<-done
-		return "", nil, err
-	}
-	return "http://" + ln.Addr().String(), func() { cancel(); <-done }, nil
-}
 
 // exampleSuite is a suite of two categories, one with a threshold.
 func exampleSuite() *suite.Suite {
@@ -74,10 +50,7 @@ categories:
 // budget are judged, the goodput is computed, run.json is written and the
 // journal is gone.
 func TestMeasureJudgesThroughTheLibrary(t *testing.T) {
-	url, stop, err := serveMock(mock.Profile{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 6, TokensPerEvent: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, stop := startMock()
 	defer stop()
 	s := exampleSuite()
 	rules, err := gate.Policy{Thresholds: []string{"gap.max < 0ms"}, Tier: "entry", Suite: s.Name, Categories: []string{"short", "long"}}.Resolve()
@@ -85,7 +58,7 @@ func TestMeasureJudgesThroughTheLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "run")
-	res, err := Measure(context.Background(), Spec{
+	res, err := runner.Measure(context.Background(), runner.Spec{
 		Suite:    s,
 		Workload: bench.Workload{Requests: 6, Concurrency: 2, Seed: 1, Cold: true},
 		Client:   &stream.Client{BaseURL: url, API: "chat", Model: mock.ModelName},
@@ -99,7 +72,7 @@ func TestMeasureJudgesThroughTheLibrary(t *testing.T) {
 	if res.Stopped != nil || res.Dir != dir {
 		t.Fatalf("stopped %v, dir %s", res.Stopped, res.Dir)
 	}
-	run, err := runfile.Load(filepath.Join(dir, FileName))
+	run, err := runfile.Load(filepath.Join(dir, runner.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,15 +108,12 @@ func TestMeasureJudgesThroughTheLibrary(t *testing.T) {
 // workload, Finish), as the A/B makes its two, is judged like Measure's:
 // it has verdicts, goodput and the error budget.
 func TestFinishJudgesAStepwiseRun(t *testing.T) {
-	url, stop, err := serveMock(mock.Profile{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 4, TokensPerEvent: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, stop := startMock()
 	defer stop()
 	s := exampleSuite()
 	w := bench.Workload{Suite: s, Requests: 4, Concurrency: 1, Seed: 2}
-	spec := &Spec{Suite: s, Workload: w}
-	run, err := New(spec)
+	spec := &runner.Spec{Suite: s, Workload: w}
+	run, err := runner.New(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +122,7 @@ func TestFinishJudgesAStepwiseRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.Requests = res.Requests
-	Finish(run, s, nil)
+	runner.Finish(run, s, nil)
 	if len(run.Verdicts) == 0 || run.Summary.Goodput == nil {
 		t.Fatalf("verdicts %+v, goodput %v: the run was not judged", run.Verdicts, run.Summary.Goodput)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stream"
 )
 
 // record is what the page keeps of one answer (app.js newRecord). Times
@@ -90,15 +91,15 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 		q.Error, q.ErrorKind = r.Error, r.ErrorKind
 	case r.Error != "" && r.Status >= 300:
 		// 3xx: a redirect the relay did not follow (it names where it led).
-		q.Error, q.ErrorKind = r.Error, "http"
+		q.Error, q.ErrorKind = r.Error, string(stream.KindHTTP)
 	case r.Error != "":
-		q.Error, q.ErrorKind = r.Error, "cut"
+		q.Error, q.ErrorKind = r.Error, string(stream.KindCut)
 		if strings.Contains(r.Error, "Failed to fetch") && r.Status == 0 {
-			q.ErrorKind = "connect"
+			q.ErrorKind = string(stream.KindConnect)
 		}
 	}
 	if r.Status == 0 && q.Error == "" && !q.Aborted {
-		q.Error, q.ErrorKind = "no response", "connect"
+		q.Error, q.ErrorKind = "no response", string(stream.KindConnect)
 	}
 	q.TokenTimesNS = make([]int64, len(r.Arrival))
 	for i, t := range r.Arrival {

@@ -74,7 +74,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -82,7 +81,6 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
-	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // Options set what counts as a regression. In a Report's JSON they keep
@@ -391,27 +389,18 @@ func perRequest(m measure.Metric) func([]measure.View) []float64 {
 	return func(views []measure.View) []float64 { return measure.Sample(views, m) }
 }
 
-// perRequestGap returns, for each successful request with a gap, the p-th
-// percentile of its own gaps.
-func perRequestGap(p float64) func([]measure.View) []float64 {
-	return func(views []measure.View) []float64 {
-		var out []float64
-		for i := range views {
-			g := views[i].Values(measure.Gap)
-			if len(g) == 0 {
-				continue
-			}
-			out = append(out, stats.Percentile(slices.Sorted(slices.Values(g)), p))
-		}
-		return out
-	}
+// perRequestStat returns, for each successful request with a value of
+// m, stat over its own values (measure.PerRequest): "gap.p95" of a
+// request is the p95 of its own gaps.
+func perRequestStat(m measure.Metric, stat string) func([]measure.View) []float64 {
+	return func(views []measure.View) []float64 { return measure.PerRequest(views, m, stat) }
 }
 
 var timeMetrics = []metricSpec{
 	{"ttft.p50", measure.TTFT, "p50", perRequest(measure.TTFT), "per-request ttft"},
 	{"ttft.p95", measure.TTFT, "p95", perRequest(measure.TTFT), "per-request ttft"},
-	{"gap.p50", measure.Gap, "p50", perRequestGap(50), "per-request gap p50"},
-	{"gap.p95", measure.Gap, "p95", perRequestGap(95), "per-request gap p95"},
+	{"gap.p50", measure.Gap, "p50", perRequestStat(measure.Gap, "p50"), "per-request gap p50"},
+	{"gap.p95", measure.Gap, "p95", perRequestStat(measure.Gap, "p95"), "per-request gap p95"},
 	{"gap.max", measure.Gap, "max", perRequest(measure.MaxGap), "per-request max gap"},
 	{"tpot.mean", measure.TPOT, "mean", perRequest(measure.TPOT), "per-request tpot"},
 	{"e2e.p95", measure.E2E, "p95", perRequest(measure.E2E), "per-request e2e"},

@@ -31,13 +31,8 @@ func Objectives(rules []Rule) []measure.Objective {
 		if b.src != fromSample {
 			continue
 		}
-		var scope measure.Scope
-		switch r.Scope.Kind {
-		case ScopeUnset, ScopeOverall:
-			scope = measure.Overall
-		case ScopeCategory:
-			scope = measure.Category(r.Scope.Category)
-		default:
+		scope := r.Scope
+		if scope.Kind != measure.KindOverall && scope.Kind != measure.KindCategory {
 			continue
 		}
 		key := scope.String() + "\x00" + r.Text()
@@ -69,16 +64,16 @@ func Goodput(run *runfile.Run, extra []Rule) *runfile.Goodput {
 // judgeGoodput judges a goodput rule on scope of run, the objectives
 // being those of rules (see [Objectives]). A run file with no requests is
 // judged on its summary's overall goodput.
-func judgeGoodput(r Rule, scope Scope, run *runfile.Run, rules []Rule) runfile.Verdict {
-	v := runfile.Verdict{Rule: r.Text(), Scope: scope.String(), Source: r.Source, Limit: r.Limit, Unit: r.Unit}
+func judgeGoodput(r Rule, scope measure.Scope, run *runfile.Run, rules []Rule) runfile.Verdict {
+	v := r.verdict(scope)
 	var g runfile.Goodput
 	switch {
 	case len(run.Requests) > 0:
-		g = measure.Goodput(run, scope.measured(), Objectives(rules))
-	case run.Summary.Goodput != nil && scope.Kind != ScopeCategory && scope.Kind != ScopeCold:
+		g = measure.Goodput(run, scope, Objectives(rules))
+	case run.Summary.Goodput != nil && scope.Kind == measure.KindOverall:
 		g = *run.Summary.Goodput
 	}
-	if g.Requests == 0 || scope.Kind == ScopeCold {
+	if g.Requests == 0 || scope.Kind == measure.KindCold {
 		v.NoData = "no data: the run has no " + scope.String() + " request counted in goodput"
 		return v
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
 func TestObjectivesReadUpperBoundsPerRequest(t *testing.T) {
@@ -49,6 +50,31 @@ func TestGoodputThresholdParses(t *testing.T) {
 	for _, bad := range []string{"goodput.share >= 95", "goodput.rate >= 2%", "goodput.p95 >= 1", "goodput.share >= 120%"} {
 		if Validate(bad) == nil {
 			t.Errorf("%q validated", bad)
+		}
+	}
+}
+
+// TestGoodputRuleOnASummaryOnlyRun: a run file without requests judges a
+// goodput rule on the summary's goodput, which is the overall one: a
+// turn's or a category's goodput is not in it, so such a rule has no
+// data (a turn was judged on the overall goodput before the scopes were
+// one model).
+func TestGoodputRuleOnASummaryOnlyRun(t *testing.T) {
+	run := &runfile.Run{Summary: runfile.Summary{
+		Overall: runfile.Group{Requests: 10},
+		Turns:   []runfile.TurnGroup{{Turn: 2, Group: runfile.Group{Requests: 4}}},
+		Goodput: &runfile.Goodput{Requests: 10, Good: 9, Share: 0.9},
+	}}
+	vs := Judge(run, []Rule{MustParse("goodput.share >= 80%"), MustParse("[turn:2] goodput.share >= 80%"), MustParse("[category:x] goodput.share >= 80%")})
+	if len(vs) != 3 {
+		t.Fatalf("%d verdicts", len(vs))
+	}
+	if !vs[0].Judged() || !vs[0].Passed || vs[0].Value != 90 {
+		t.Errorf("overall: %+v, want 90%% passed", vs[0])
+	}
+	for _, v := range vs[1:] {
+		if v.Judged() {
+			t.Errorf("%s %s judged on the overall goodput: %+v", v.Scope, v.Rule, v)
 		}
 	}
 }

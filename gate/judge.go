@@ -41,8 +41,8 @@ func RecordedRules(run *runfile.Run) ([]Rule, error) {
 				errs = append(errs, err)
 				continue
 			}
-			if r.Scope.Kind == ScopeUnset {
-				r.Scope = Category(c)
+			if !r.Scoped {
+				r = r.In(measure.Category(c))
 			}
 			r.Source = SourceSuite
 			rules = append(rules, r)
@@ -97,9 +97,6 @@ func Judge(run *runfile.Run, rules []Rule) []runfile.Verdict {
 	var out []runfile.Verdict
 	for _, r := range all {
 		scope := r.Scope
-		if scope.Kind == ScopeUnset {
-			scope = Overall
-		}
 		key := scope.String() + "\x00" + r.Text()
 		if seen[key] {
 			continue
@@ -141,19 +138,6 @@ func NotJudged(vs []runfile.Verdict) []runfile.Verdict {
 	return out
 }
 
-// measured returns the measure scope that gate scope s names.
-func (s Scope) measured() measure.Scope {
-	switch s.Kind {
-	case ScopeCold:
-		return measure.Cold
-	case ScopeCategory:
-		return measure.Category(s.Category)
-	case ScopeTurn:
-		return measure.Turn(s.Turn)
-	}
-	return measure.Overall
-}
-
 // scopeData is what a scope holds: its aggregate, and the views of its
 // requests (nil for a run file with a summary and no requests).
 type scopeData struct {
@@ -162,31 +146,16 @@ type scopeData struct {
 }
 
 // scopeOf returns the data of scope s of run, through cache.
-func scopeOf(run *runfile.Run, s Scope, cache map[string]*scopeData) *scopeData {
+func scopeOf(run *runfile.Run, s measure.Scope, cache map[string]*scopeData) *scopeData {
 	key := s.String()
 	if d, ok := cache[key]; ok {
 		return d
 	}
 	d := &scopeData{}
 	if len(run.Requests) == 0 {
-		switch s.Kind {
-		case ScopeCold:
-			if run.Summary.Cold != nil {
-				d.g = *run.Summary.Cold
-			}
-		case ScopeCategory:
-			d.g = run.Summary.Categories[s.Category]
-		case ScopeTurn:
-			for _, t := range run.Summary.Turns {
-				if t.Turn == s.Turn {
-					d.g = t.Group
-				}
-			}
-		default:
-			d.g = run.Summary.Overall
-		}
+		d.g, _ = measure.SummaryGroup(&run.Summary, s)
 	} else {
-		d.views = measure.Views(run, s.measured())
+		d.views = measure.Views(run, s)
 		if d.views == nil {
 			d.views = []measure.View{}
 		}
@@ -197,9 +166,9 @@ func scopeOf(run *runfile.Run, s Scope, cache map[string]*scopeData) *scopeData 
 }
 
 // noData says why rule r has nothing to measure in scope s (data d).
-func noData(r Rule, s Scope, d *scopeData) string {
+func noData(r Rule, s measure.Scope, d *scopeData) string {
 	if d.g.Requests == 0 {
-		if s.Kind == ScopeCategory || s.Kind == ScopeCold || s.Kind == ScopeTurn {
+		if s.Kind != measure.KindOverall {
 			return "no data: the run has no " + s.String() + " request"
 		}
 		return "no data: the run has no measured request"
@@ -213,14 +182,18 @@ func noData(r Rule, s Scope, d *scopeData) string {
 	return fmt.Sprintf("no data: no request of %s has a value of %s", s, r.Metric)
 }
 
-func judgeOne(r Rule, scope Scope, d *scopeData) runfile.Verdict {
-	v := runfile.Verdict{
-		Rule:   r.Text(),
-		Scope:  scope.String(),
-		Source: r.Source,
-		Limit:  r.Limit,
-		Unit:   r.Unit,
+// verdict is r's verdict on scope before it is judged: what the rule
+// measures, as fields, and its text for display.
+func (r Rule) verdict(scope measure.Scope) runfile.Verdict {
+	return runfile.Verdict{
+		Rule: r.Text(), Scope: scope.String(), Source: r.Source,
+		Metric: r.Metric, Statistic: r.Stat, Operator: r.Op.String(),
+		Limit: r.Limit, Unit: r.Unit,
 	}
+}
+
+func judgeOne(r Rule, scope measure.Scope, d *scopeData) runfile.Verdict {
+	v := r.verdict(scope)
 	val, ok := measureRule(r, &d.g, d.views)
 	if !ok {
 		v.NoData = noData(r, scope, d)
@@ -271,11 +244,10 @@ func offenders(r Rule, views []measure.View) []runfile.Offender {
 		return capOffenders(out)
 	}
 	for i := range views {
-		xs := views[i].Values(b.metric)
-		if len(xs) == 0 {
+		x, ok := views[i].Stat(b.metric, r.Stat)
+		if !ok {
 			continue
 		}
-		x := statOf(xs, r.Stat)
 		if !r.Op.Holds(x, r.Limit) {
 			add(views[i].Req, x)
 		}

@@ -130,12 +130,6 @@ func Metrics() []string {
 	return strings.Split(metricNames(), ", ")
 }
 
-// statOf returns the named stat of xs (unsorted), as stats.Describe would.
-func statOf(xs []float64, stat string) float64 {
-	v, _ := stats.Describe(xs).Field(stat)
-	return v
-}
-
 // measure returns the rule's value on scope group g, whose requests'
 // views are views, and false when the scope has nothing to measure.
 func measureRule(r Rule, g *runfile.Group, views []measure.View) (float64, bool) {
@@ -157,7 +151,10 @@ func measureRule(r Rule, g *runfile.Group, views []measure.View) (float64, bool)
 			return 0, false
 		}
 		xs := measure.Sample(views, b.metric)
-		return statOf(xs, "max"), len(xs) > 0
+		if len(xs) == 0 {
+			return 0, false
+		}
+		return slices.Max(xs), true
 	}
 	var dist stats.Distribution
 	if views != nil {

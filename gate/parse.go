@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tokenpulse/tokenpulse/measure"
 )
 
 // Op is a comparison operator of a threshold.
@@ -52,60 +54,14 @@ func (o Op) Holds(value, limit float64) bool {
 // larger values are worse.
 func (o Op) upper() bool { return o == Less || o == LessEq }
 
-// ScopeKind says which requests of a run a rule looks at.
-type ScopeKind int
-
-// The scopes of the threshold language. ScopeUnset is the zero value: the
-// expression named no scope, and the caller decides (Judge reads it as
-// overall; suite thresholds read it as their own category).
-const (
-	ScopeUnset ScopeKind = iota
-	ScopeOverall
-	ScopeCold
-	ScopeCategory
-	// ScopeTurn: the warm requests that were turn Turn of their
-	// conversation (measure's turn:N scope).
-	ScopeTurn
-)
-
-// Scope is the set of requests a rule is judged on.
-type Scope struct {
-	Kind ScopeKind
-	// Category is the category name when Kind is ScopeCategory.
-	Category string
-	// Turn is the turn number (from 1) when Kind is ScopeTurn.
-	Turn int
-}
-
-// Overall is the scope of every warm request.
-var Overall = Scope{Kind: ScopeOverall}
-
-// Cold is the scope of the cold requests.
-var Cold = Scope{Kind: ScopeCold}
-
-// Category returns the scope of the warm requests of category name.
-func Category(name string) Scope { return Scope{Kind: ScopeCategory, Category: name} }
-
-// String returns the scope as the run file writes it: "overall", "cold" or
-// "category:NAME" ("overall" for an unset scope, which is how Judge reads
-// it).
-func (s Scope) String() string {
-	switch s.Kind {
-	case ScopeCold:
-		return "cold"
-	case ScopeCategory:
-		return "category:" + s.Category
-	case ScopeTurn:
-		return "turn:" + strconv.Itoa(s.Turn)
-	}
-	return "overall"
-}
-
 // Rule is one parsed threshold: METRIC.STAT OP LIMIT on a scope.
 type Rule struct {
-	// Scope is where the rule applies; ScopeUnset when the expression
-	// named none.
-	Scope Scope
+	// Scope is where the rule applies (measure's scope model): overall,
+	// cold, a category or a turn. Scoped says whether the expression
+	// named it; an unscoped rule has Scope overall, and a suite reads it
+	// as the category it is written under.
+	Scope  measure.Scope
+	Scoped bool
 	// Metric and Stat are canonical names ("ttft", "p95"; aliases such as
 	// "median" are rewritten to "p50").
 	Metric string
@@ -131,15 +87,15 @@ func (r Rule) Text() string { return r.text }
 // String returns the rule as an expression Parse reads back, with its scope
 // prefix when it has one.
 func (r Rule) String() string {
-	if r.Scope.Kind == ScopeUnset {
+	if !r.Scoped {
 		return r.text
 	}
 	return "[" + r.Scope.String() + "] " + r.text
 }
 
 // In returns a copy of r scoped to s.
-func (r Rule) In(s Scope) Rule {
-	r.Scope = s
+func (r Rule) In(s measure.Scope) Rule {
+	r.Scope, r.Scoped = s, true
 	return r
 }
 
@@ -201,7 +157,7 @@ func ParseAll(exprs []string) ([]Rule, error) {
 //	number = decimal, not negative ("250", "0.5", "1e3")
 //	unit   = "ms" | "s" | "us" | "µs" | "ns" | "%"
 //
-// Without a scope prefix the rule has ScopeUnset: Judge reads it as
+// Without a scope prefix the rule is not Scoped: Judge reads it as
 // overall, and a suite's threshold as the category it is written under.
 //
 // Metrics, the run-file field each reads, and the stats each accepts:
@@ -263,11 +219,11 @@ func (p *ruleParser) parse() (Rule, error) {
 		if end < 0 {
 			return r, errors.New("scope has no closing \"]\"")
 		}
-		sc, err := parseScope(strings.TrimSpace(p.s[1:end]))
+		sc, err := measure.ParseJudged(strings.TrimSpace(p.s[1:end]))
 		if err != nil {
 			return r, err
 		}
-		r.Scope = sc
+		r = r.In(sc)
 		p.s = p.s[end+1:]
 		p.skipSpace()
 	}
@@ -321,28 +277,6 @@ func (p *ruleParser) parse() (Rule, error) {
 	r.Limit, r.Unit = limit, canon
 	r.text = fmt.Sprintf("%s.%s %s %s%s", name, stat, op, num, unit)
 	return r, nil
-}
-
-func parseScope(s string) (Scope, error) {
-	switch {
-	case s == "overall":
-		return Overall, nil
-	case s == "cold":
-		return Cold, nil
-	case strings.HasPrefix(s, "category:"):
-		name := strings.TrimSpace(strings.TrimPrefix(s, "category:"))
-		if name == "" {
-			return Scope{}, errors.New("scope \"category:\" needs a category name")
-		}
-		return Category(name), nil
-	case strings.HasPrefix(s, "turn:"):
-		k, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(s, "turn:")))
-		if err != nil || k < 1 {
-			return Scope{}, fmt.Errorf("scope %q needs a turn number from 1, as [turn:2]", s)
-		}
-		return Scope{Kind: ScopeTurn, Turn: k}, nil
-	}
-	return Scope{}, fmt.Errorf("unknown scope %q; use [overall], [cold], [category:NAME] or [turn:N]", s)
 }
 
 func (p *ruleParser) ident() string {

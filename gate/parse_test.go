@@ -5,13 +5,15 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/tokenpulse/tokenpulse/measure"
 )
 
 func TestParseValid(t *testing.T) {
 	tests := []struct {
 		name   string
 		expr   string
-		scope  Scope
+		scope  measure.Scope
 		metric string
 		stat   string
 		op     Op
@@ -19,26 +21,26 @@ func TestParseValid(t *testing.T) {
 		unit   string
 		text   string
 	}{
-		{"ttft p95 ms", "ttft.p95 < 250ms", Scope{}, "ttft", "p95", Less, 250, "ms", "ttft.p95 < 250ms"},
-		{"gap max le", "gap.max <= 120ms", Scope{}, "gap", "max", LessEq, 120, "ms", "gap.max <= 120ms"},
-		{"tpot std", "tpot.std < 60ms", Scope{}, "tpot", "std", Less, 60, "ms", "tpot.std < 60ms"},
-		{"error rate percent", "errors.rate < 1%", Scope{}, "errors", "rate", Less, 1, "%", "errors.rate < 1%"},
-		{"seconds", "e2e.p99 < 8s", Scope{}, "e2e", "p99", Less, 8000, "ms", "e2e.p99 < 8s"},
-		{"microseconds", "gap.p50 < 500us", Scope{}, "gap", "p50", Less, 0.5, "ms", "gap.p50 < 500us"},
-		{"micro sign", "gap.p50 < 500µs", Scope{}, "gap", "p50", Less, 0.5, "ms", "gap.p50 < 500µs"},
-		{"nanoseconds", "gap.p50 < 2000000ns", Scope{}, "gap", "p50", Less, 2, "ms", "gap.p50 < 2000000ns"},
-		{"visible ttft", "visible_ttft.p95 < 300ms", Scope{}, "visible_ttft", "p95", Less, 300, "ms", "visible_ttft.p95 < 300ms"},
-		{"tokens per event", "tokens_per_event.mean <= 1", Scope{}, "tokens_per_event", "mean", LessEq, 1, "", "tokens_per_event.mean <= 1"},
-		{"category scope", "[category:complex] gap.max <= 120ms", Category("complex"), "gap", "max", LessEq, 120, "ms", "gap.max <= 120ms"},
-		{"cold scope", "[cold] ttft.p50 < 2s", Cold, "ttft", "p50", Less, 2000, "ms", "ttft.p50 < 2s"},
-		{"overall scope", "[overall] errors.count <= 0", Overall, "errors", "count", LessEq, 0, "", "errors.count <= 0"},
-		{"no spaces", "ttft.p95<250ms", Scope{}, "ttft", "p95", Less, 250, "ms", "ttft.p95 < 250ms"},
-		{"lots of spaces", "  ttft.p95   >=   0.5 s ", Scope{}, "ttft", "p95", GreaterEq, 500, "ms", "ttft.p95 >= 0.5s"},
-		{"unicode op", "gap.p95 ≤ 70ms", Scope{}, "gap", "p95", LessEq, 70, "ms", "gap.p95 <= 70ms"},
-		{"alias median", "ttft.median < 100ms", Scope{}, "ttft", "p50", Less, 100, "ms", "ttft.p50 < 100ms"},
-		{"upper case", "TTFT.P95 < 250ms", Scope{}, "ttft", "p95", Less, 250, "ms", "ttft.p95 < 250ms"},
-		{"exponent", "gap.max < 1e3ms", Scope{}, "gap", "max", Less, 1000, "ms", "gap.max < 1e3ms"},
-		{"time count has no unit", "ttft.count >= 10", Scope{}, "ttft", "count", GreaterEq, 10, "", "ttft.count >= 10"},
+		{"ttft p95 ms", "ttft.p95 < 250ms", measure.Scope{}, "ttft", "p95", Less, 250, "ms", "ttft.p95 < 250ms"},
+		{"gap max le", "gap.max <= 120ms", measure.Scope{}, "gap", "max", LessEq, 120, "ms", "gap.max <= 120ms"},
+		{"tpot std", "tpot.std < 60ms", measure.Scope{}, "tpot", "std", Less, 60, "ms", "tpot.std < 60ms"},
+		{"error rate percent", "errors.rate < 1%", measure.Scope{}, "errors", "rate", Less, 1, "%", "errors.rate < 1%"},
+		{"seconds", "e2e.p99 < 8s", measure.Scope{}, "e2e", "p99", Less, 8000, "ms", "e2e.p99 < 8s"},
+		{"microseconds", "gap.p50 < 500us", measure.Scope{}, "gap", "p50", Less, 0.5, "ms", "gap.p50 < 500us"},
+		{"micro sign", "gap.p50 < 500µs", measure.Scope{}, "gap", "p50", Less, 0.5, "ms", "gap.p50 < 500µs"},
+		{"nanoseconds", "gap.p50 < 2000000ns", measure.Scope{}, "gap", "p50", Less, 2, "ms", "gap.p50 < 2000000ns"},
+		{"visible ttft", "visible_ttft.p95 < 300ms", measure.Scope{}, "visible_ttft", "p95", Less, 300, "ms", "visible_ttft.p95 < 300ms"},
+		{"tokens per event", "tokens_per_event.mean <= 1", measure.Scope{}, "tokens_per_event", "mean", LessEq, 1, "", "tokens_per_event.mean <= 1"},
+		{"category scope", "[category:complex] gap.max <= 120ms", measure.Category("complex"), "gap", "max", LessEq, 120, "ms", "gap.max <= 120ms"},
+		{"cold scope", "[cold] ttft.p50 < 2s", measure.Cold, "ttft", "p50", Less, 2000, "ms", "ttft.p50 < 2s"},
+		{"overall scope", "[overall] errors.count <= 0", measure.Overall, "errors", "count", LessEq, 0, "", "errors.count <= 0"},
+		{"no spaces", "ttft.p95<250ms", measure.Scope{}, "ttft", "p95", Less, 250, "ms", "ttft.p95 < 250ms"},
+		{"lots of spaces", "  ttft.p95   >=   0.5 s ", measure.Scope{}, "ttft", "p95", GreaterEq, 500, "ms", "ttft.p95 >= 0.5s"},
+		{"unicode op", "gap.p95 ≤ 70ms", measure.Scope{}, "gap", "p95", LessEq, 70, "ms", "gap.p95 <= 70ms"},
+		{"alias median", "ttft.median < 100ms", measure.Scope{}, "ttft", "p50", Less, 100, "ms", "ttft.p50 < 100ms"},
+		{"upper case", "TTFT.P95 < 250ms", measure.Scope{}, "ttft", "p95", Less, 250, "ms", "ttft.p95 < 250ms"},
+		{"exponent", "gap.max < 1e3ms", measure.Scope{}, "gap", "max", Less, 1000, "ms", "gap.max < 1e3ms"},
+		{"time count has no unit", "ttft.count >= 10", measure.Scope{}, "ttft", "count", GreaterEq, 10, "", "ttft.count >= 10"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -133,8 +134,8 @@ func TierRules(name string, thresholds []string) ([]Rule, error) {
 	}
 	for i := range rules {
 		rules[i].Source = "tier:" + name
-		if rules[i].Scope.Kind == ScopeUnset {
-			rules[i].Scope = Overall
+		if !rules[i].Scoped {
+			rules[i] = rules[i].In(measure.Overall)
 		}
 	}
 	return rules, nil
@@ -229,9 +230,6 @@ func Experience(run *runfile.Run, rules []ExperienceRule, tier string) []runfile
 			continue
 		}
 		scope := r.When.Scope
-		if scope.Kind == ScopeUnset {
-			scope = Overall
-		}
 		d := scopeOf(run, scope, cache)
 		v, ok := measureRule(r.When, &d.g, d.views)
 		if !ok || !r.When.Op.Holds(v, r.When.Limit) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -41,7 +42,7 @@ func TestDefaultTiers(t *testing.T) {
 				if r.Metric != w.metric || r.Stat != "p95" || r.Op != LessEq || r.Limit != w.limit || r.Unit != "ms" {
 					t.Errorf("rule %d: got %s (%+v), want %s.p95 <= %vms", i, r, r, w.metric, w.limit)
 				}
-				if r.Source != "tier:"+tc.tier || r.Scope != Overall {
+				if r.Source != "tier:"+tc.tier || r.Scope != measure.Overall || !r.Scoped {
 					t.Errorf("rule %d: source %q scope %v, want tier:%s overall", i, r.Source, r.Scope, tc.tier)
 				}
 			}
@@ -61,7 +62,7 @@ func TestLoadTiers(t *testing.T) {
 		t.Fatal(err)
 	}
 	rules, err := tiers.Rules("kiosk")
-	if err != nil || len(rules) != 2 || rules[0].Limit != 1000 || rules[1].Scope != Cold {
+	if err != nil || len(rules) != 2 || rules[0].Limit != 1000 || rules[1].Scope != measure.Cold {
 		t.Errorf("got %+v, %v; want ttft.p50 < 1000 ms and a cold rule", rules, err)
 	}
 

@@ -2,7 +2,6 @@ package measure
 
 import (
 	"github.com/tokenpulse/tokenpulse/runfile"
-	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // Objective is a per-request service objective: what one request must
@@ -48,11 +47,7 @@ func (o Objective) Met(v *View) bool {
 	if !v.OK || !v.HasTTFT {
 		return false
 	}
-	xs := v.Values(o.Metric)
-	if len(xs) == 0 {
-		return true
-	}
-	x, ok := stats.Describe(xs).Field(o.Stat)
+	x, ok := v.Stat(o.Metric, o.Stat)
 	if !ok {
 		return true
 	}

@@ -130,6 +130,32 @@ func Sample(views []View, m Metric) []float64 {
 	return out
 }
 
+// Stat returns stat ("p95", "max", "mean", ... as stats.Distribution
+// names them) over the request's own values of m: the one per-request
+// statistic that a threshold's offenders, goodput's objectives and
+// compare's per-request samples read ("gap.p95" of a request is the p95
+// of its own gaps). ok is false when the request has no value of m, or
+// stat is not a distribution's.
+func (v *View) Stat(m Metric, stat string) (float64, bool) {
+	xs := v.Values(m)
+	if len(xs) == 0 {
+		return 0, false
+	}
+	return stats.Describe(xs).Field(stat)
+}
+
+// PerRequest returns [View.Stat] of each view that has one, in order:
+// one value per request.
+func PerRequest(views []View, m Metric, stat string) []float64 {
+	var out []float64
+	for i := range views {
+		if x, ok := views[i].Stat(m, stat); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // Aggregate summarises views as DESIGN.md defines: TTFT, TPOT, E2E one
 // value per successful request, gaps and per-token intervals pooled over
 // the successful requests; failed requests count in Requests and Errors

@@ -101,7 +101,8 @@ func (s Scope) String() string {
 	return "overall"
 }
 
-// ParseScope reads a scope's name as [Scope.String] writes it.
+// ParseScope reads a scope's name as [Scope.String] writes it (spaces
+// around a category's name or a turn's number are dropped).
 func ParseScope(name string) (Scope, error) {
 	switch name {
 	case "overall", "":
@@ -115,15 +116,86 @@ func ParseScope(name string) (Scope, error) {
 	case "failed":
 		return Failed, nil
 	}
-	if c, ok := strings.CutPrefix(name, "category:"); ok && c != "" {
+	if c, ok := strings.CutPrefix(name, "category:"); ok {
+		if c = strings.TrimSpace(c); c == "" {
+			return Scope{}, fmt.Errorf("scope %q needs a category name", name)
+		}
 		return Category(c), nil
 	}
 	if t, ok := strings.CutPrefix(name, "turn:"); ok {
-		if k, err := strconv.Atoi(t); err == nil && k >= 1 {
+		if k, err := strconv.Atoi(strings.TrimSpace(t)); err == nil && k >= 1 {
 			return Turn(k), nil
 		}
+		return Scope{}, fmt.Errorf("scope %q needs a turn number from 1, as turn:2", name)
 	}
 	return Scope{}, fmt.Errorf("unknown scope %q (want overall, cold, category:NAME, turn:N, warmup, aborted or failed)", name)
+}
+
+// Judged reports whether s is a scope that figures are judged and
+// compared on: overall, cold, a category or a turn (not the uncounted
+// warm-up and aborted requests, nor the failed ones).
+func (s Scope) Judged() bool {
+	switch s.Kind {
+	case KindOverall, KindCold, KindCategory, KindTurn:
+		return true
+	}
+	return false
+}
+
+// ParseJudged reads the name of a scope that is judged ([Scope.Judged]),
+// as a threshold names it.
+func ParseJudged(name string) (Scope, error) {
+	s, err := ParseScope(name)
+	if err == nil && !s.Judged() || err != nil && !strings.Contains(name, ":") {
+		return Scope{}, fmt.Errorf("unknown scope %q; use [overall], [cold], [category:NAME] or [turn:N]", name)
+	}
+	return s, err
+}
+
+// SummaryGroup returns the group of scope s in a run's summary: overall, cold,
+// a category or a turn. ok is false when the summary has no such group
+// (no cold request, no such category or turn, or a scope no summary
+// holds).
+func SummaryGroup(sum *runfile.Summary, s Scope) (g runfile.Group, ok bool) {
+	switch s.Kind {
+	case KindOverall:
+		return sum.Overall, true
+	case KindCold:
+		if sum.Cold != nil {
+			return *sum.Cold, true
+		}
+	case KindCategory:
+		g, ok = sum.Categories[s.Category]
+		return g, ok
+	case KindTurn:
+		for _, t := range sum.Turns {
+			if t.Turn == s.Turn {
+				return t.Group, true
+			}
+		}
+	}
+	return runfile.Group{}, false
+}
+
+// ScopedGroup is one group of a summary with its scope.
+type ScopedGroup struct {
+	Scope Scope
+	Group runfile.Group
+}
+
+// Groups returns a summary's warm groups as its tables list them: each
+// category in name order, then overall.
+func Groups(sum *runfile.Summary) []ScopedGroup {
+	names := make([]string, 0, len(sum.Categories))
+	for n := range sum.Categories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]ScopedGroup, 0, len(names)+1)
+	for _, n := range names {
+		out = append(out, ScopedGroup{Category(n), sum.Categories[n]})
+	}
+	return append(out, ScopedGroup{Overall, sum.Overall})
 }
 
 // Counted reports whether q counts in the measured scopes: it is neither

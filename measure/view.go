@@ -128,8 +128,10 @@ func Of(q *runfile.Request, d stats.Display) View {
 	if len(times) == 0 {
 		return v
 	}
+	// TTFT is the first token's time, derived here like every figure
+	// (runfile's validation holds a loaded ttft_ns to it).
 	v.HasTTFT = true
-	v.TTFTMs = stats.Millis(q.TTFTNS)
+	v.TTFTMs = stats.Millis(times[0])
 	gaps := stats.Gaps(times)
 	v.GapsMs = make([]float64, len(gaps))
 	for i, g := range gaps {

@@ -204,3 +204,12 @@ func TestServerTPOTAfterABatchedFirstEvent(t *testing.T) {
 		t.Errorf("server TPOT = %v, want 20 ms (520 ms over the 26 tokens after the first event)", v.ServerTPOTMs)
 	}
 }
+
+// TestTTFTIsDerivedFromTheTimes: a request's TTFT is its first token's
+// time, whatever the recorder wrote in ttft_ns.
+func TestTTFTIsDerivedFromTheTimes(t *testing.T) {
+	q := &runfile.Request{Status: 200, TTFTNS: 0, E2ENS: 9e6, TokenTimesNS: []int64{5e6, 9e6}, OutputTokens: 2}
+	if v := Of(q, stats.DefaultDisplay); !v.HasTTFT || v.TTFTMs != 5 {
+		t.Errorf("TTFT %v (%v), want 5 ms from token_times_ns", v.TTFTMs, v.HasTTFT)
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -98,18 +99,11 @@ type waterfallRow struct {
 // otherwise the cold ones and the warm ones at the TTFT median, p95, p99
 // and max.
 func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
-	var cold, warm []*runfile.Request
-	for i := range r.Requests {
-		q := &r.Requests[i]
-		if !measure.Counted(q) || len(q.TokenTimesNS) == 0 {
-			continue
-		}
-		if q.Cold {
-			cold = append(cold, q)
-		} else {
-			warm = append(warm, q)
-		}
+	withTokens := func(qs []*runfile.Request) []*runfile.Request {
+		return slices.DeleteFunc(qs, func(q *runfile.Request) bool { return len(q.TokenTimesNS) == 0 })
 	}
+	cold := withTokens(measure.Requests(r, measure.Cold))
+	warm := withTokens(measure.Requests(r, measure.Overall))
 	label := func(q *runfile.Request) string {
 		s := fmt.Sprintf("#%d %s", q.Index, q.PromptID)
 		if q.Turn > 0 {
@@ -140,9 +134,8 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 		name string
 		p    float64
 	}{{"p50", 50}, {"p95", 95}, {"p99", 99}, {"max", 100}} {
-		k := int(math.Ceil(p.p/100*float64(len(sorted)))) - 1 // nearest rank
-		k = max(0, min(k, len(sorted)-1))
-		q := sorted[k]
+		// The request nearest the percentile the summary states.
+		q := sorted[stats.NearestIndex(len(sorted), p.p)]
 		if seen[q.Index] {
 			continue
 		}
@@ -251,7 +244,7 @@ func Waterfall(r *runfile.Run, o Options) Chart {
 func gapLimit(r *runfile.Run) float64 {
 	lim := 0.0
 	for _, v := range r.Verdicts {
-		if ruleMetric(v.Rule) == "gap" && (v.Unit == "ms" || v.Unit == "") && v.Limit > 0 && strings.Contains(v.Rule, "max") {
+		if v.Metric == "gap" && v.Statistic == "max" && v.Unit == "ms" && v.Limit > 0 {
 			if lim == 0 || v.Limit < lim {
 				lim = v.Limit
 			}

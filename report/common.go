@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -20,18 +19,18 @@ type scopedGroup struct {
 	G     runfile.Group
 }
 
-// groups returns the categories in name order, then overall.
+// groups returns the categories in name order, then overall
+// (measure.Groups).
 func groups(r *runfile.Run) []scopedGroup {
-	names := make([]string, 0, len(r.Summary.Categories))
-	for n := range r.Summary.Categories {
-		names = append(names, n)
+	var out []scopedGroup
+	for _, g := range measure.Groups(&r.Summary) {
+		name := g.Scope.Category
+		if name == "" {
+			name = g.Scope.String()
+		}
+		out = append(out, scopedGroup{g.Scope.String(), name, g.Group})
 	}
-	sort.Strings(names)
-	out := make([]scopedGroup, 0, len(names)+1)
-	for _, n := range names {
-		out = append(out, scopedGroup{"category:" + n, n, r.Summary.Categories[n]})
-	}
-	return append(out, scopedGroup{"overall", "overall", r.Summary.Overall})
+	return out
 }
 
 // counts is how many requests the run holds by kind.
@@ -116,16 +115,6 @@ func offenderValue(r *runfile.Run, v runfile.Verdict, o runfile.Offender) string
 	return fmtValue(o.Value, v.Unit)
 }
 
-// ruleMetric returns the metric of a threshold expression: "gap" for
-// "gap.max <= 120ms".
-func ruleMetric(rule string) string {
-	rule = strings.TrimSpace(rule)
-	if i := strings.IndexAny(rule, ". <>=!"); i >= 0 {
-		return rule[:i]
-	}
-	return rule
-}
-
 // timelineFor is a request whose arrival timeline the reports draw, with
 // why it is drawn.
 type timelineFor struct {
@@ -165,7 +154,7 @@ func timelines(r *runfile.Run, o Options) []timelineFor {
 			if !slices.Contains(t.Rules, v.Rule) {
 				t.Rules = append(t.Rules, v.Rule)
 			}
-			if ruleMetric(v.Rule) == "gap" && (v.Unit == "ms" || v.Unit == "") && v.Limit > 0 {
+			if v.Metric == "gap" && v.Unit == "ms" && v.Limit > 0 {
 				if t.LimitMS == 0 || v.Limit < t.LimitMS {
 					t.LimitMS = v.Limit
 				}
@@ -317,42 +306,18 @@ func orDash(s string) string {
 	return s
 }
 
-// serverAccount sets the server's own account of the warm requests
-// beside the client's, when the server gave one (tokenpulse's timings,
-// llama-server's): how TTFT splits into the server's queue and prefill
-// and the rest (network, HTTP, client), and the server's decode time per
-// token against the client's TPOT. Means over the requests the server
-// accounted for, so that the parts add up. "" when no server said.
+// serverAccount states the server's own account of the warm requests
+// beside the client's (measure.ServerAccount); "" when no server gave
+// one.
 func serverAccount(r *runfile.Run) string {
-	var ttft, server, network, cTPOT, sTPOT []float64
-	source := ""
-	for _, v := range measure.Views(r, measure.Overall) {
-		if !v.OK || !v.HasServerSplit {
-			continue
-		}
-		if source == "" {
-			source = v.Req.Server.Source
-		}
-		ttft = append(ttft, v.TTFTMs)
-		server = append(server, v.ServerTTFTMs)
-		network = append(network, v.NetworkTTFTMs)
-		if v.HasServerTPOT && v.HasTPOT {
-			cTPOT = append(cTPOT, v.TPOTMs)
-			sTPOT = append(sTPOT, v.ServerTPOTMs)
-		}
-	}
-	if len(ttft) == 0 {
+	a, ok := measure.ServerAccount(r, measure.Overall)
+	if !ok {
 		return ""
 	}
-	if source == "" {
-		source = "tokenpulse"
-	}
-	mt, ms, mn := stats.Mean(ttft), stats.Mean(server), stats.Mean(network)
 	s := fmt.Sprintf("server's own account (%s, %d warm requests): TTFT mean %s ms = server %s ms (queue and prefill) + network and client %s ms (%.0f%%)",
-		source, len(ttft), fmtMS(mt), fmtMS(ms), fmtMS(mn), 100*mn/mt)
-	if len(cTPOT) > 0 {
-		mc, mss := stats.Mean(cTPOT), stats.Mean(sTPOT)
-		s += fmt.Sprintf("; TPOT mean: client %s ms, server %s ms (%+.1f%%)", fmtMS2(mc), fmtMS2(mss), 100*(mc-mss)/mss)
+		a.Source, a.Requests, fmtMS(a.TTFTMs), fmtMS(a.ServerTTFTMs), fmtMS(a.NetworkTTFTMs), 100*a.NetworkTTFTMs/a.TTFTMs)
+	if a.TPOTRequests > 0 {
+		s += fmt.Sprintf("; TPOT mean: client %s ms, server %s ms (%+.1f%%)", fmtMS2(a.ClientTPOTMs), fmtMS2(a.ServerTPOTMs), 100*(a.ClientTPOTMs-a.ServerTPOTMs)/a.ServerTPOTMs)
 	}
 	return s
 }

@@ -91,7 +91,7 @@ func JUnit(w io.Writer, r *runfile.Run) error {
 	}
 	for _, v := range r.Verdicts {
 		c := junitCase{Name: v.Rule, Classname: v.Scope, Time: "0"}
-		line := fmt.Sprintf("%s on %s: %s, limit %s", ruleMetricName(v.Rule), v.Scope, fmtValue(v.Value, v.Unit), fmtLimit(v.Limit, v.Unit))
+		line := fmt.Sprintf("%s on %s: %s, limit %s", v.Metric+"."+v.Statistic, v.Scope, fmtValue(v.Value, v.Unit), fmtLimit(v.Limit, v.Unit))
 		if v.Source != "" {
 			line += " (from " + v.Source + ")"
 		}
@@ -99,7 +99,7 @@ func JUnit(w io.Writer, r *runfile.Run) error {
 		case !v.Judged():
 			s.Skipped++
 			c.Skipped = &junitSkipped{Message: v.Rule + " " + notJudgedLine(v)}
-			c.SystemOut = fmt.Sprintf("%s on %s: %s, limit %s", ruleMetricName(v.Rule), v.Scope, notJudgedLine(v), fmtLimit(v.Limit, v.Unit))
+			c.SystemOut = fmt.Sprintf("%s on %s: %s, limit %s", v.Metric+"."+v.Statistic, v.Scope, notJudgedLine(v), fmtLimit(v.Limit, v.Unit))
 		case v.Passed:
 			c.SystemOut = line
 		default:
@@ -141,15 +141,6 @@ func JUnit(w io.Writer, r *runfile.Run) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
-}
-
-// ruleMetricName returns the metric and statistic of a rule: "gap.max".
-func ruleMetricName(rule string) string {
-	rule = strings.TrimSpace(rule)
-	if i := strings.IndexAny(rule, " <>=!"); i >= 0 {
-		return rule[:i]
-	}
-	return rule
 }
 
 // junitComparison is the suite of the comparison with an earlier run.

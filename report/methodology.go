@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -204,19 +205,20 @@ func methodology(r *runfile.Run) []docSection {
 		out = append(out, docSection{Title: "Measured visible metrics", Paras: []string{browserMethod(b)}})
 	}
 
-	// Thresholds.
+	// Thresholds: the run's recorded rules, each on the scope it is
+	// judged on (gate.RecordedRules), the flags' first.
 	var th []string
-	for _, x := range r.Config.Thresholds {
-		th = append(th, "`"+x+"` (whole run)")
-	}
-	names := make([]string, 0, len(r.Config.SuiteThresholds))
-	for n := range r.Config.SuiteThresholds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		for _, x := range r.Config.SuiteThresholds[n] {
-			th = append(th, "`"+x+"` (category "+n+", from the suite)")
+	recorded, _ := gate.RecordedRules(r)
+	for _, src := range []string{gate.SourceFlag, gate.SourceSuite} {
+		for _, x := range recorded {
+			if x.Source != src {
+				continue
+			}
+			where := scopeWords(x.Scope.String())
+			if src == gate.SourceSuite {
+				where += ", from the suite"
+			}
+			th = append(th, "`"+x.Text()+"` ("+where+")")
 		}
 	}
 	if len(th) > 0 || len(r.Verdicts) > 0 {
@@ -382,4 +384,16 @@ func inlineHTML(s string) template.HTML {
 		}
 	}
 	return template.HTML(b.String())
+}
+
+// scopeWords names a scope ("overall", "category:complex", ...) in a
+// sentence: "whole run", "category complex", "cold request", "turn 2".
+func scopeWords(scope string) string {
+	switch kind, name, _ := strings.Cut(scope, ":"); kind {
+	case "category", "turn":
+		return kind + " " + name
+	case "cold":
+		return "cold request"
+	}
+	return "whole run"
 }

@@ -531,15 +531,29 @@ func (g Group) ErrorRate() float64 {
 }
 
 // Verdict is the outcome of one threshold on one scope.
+//
+// Its fields say what was judged: Metric and Statistic on Scope, Operator
+// and Limit, the Value found and whether it Passed. Rule is the
+// threshold's text, for display only; no reader parses it (a run file
+// written before the fields existed has them derived from it once, when
+// it is loaded).
 type Verdict struct {
-	// Rule is the threshold expression ("gap.max <= 120ms").
+	// Rule is the threshold expression as written ("gap.max <= 120ms"),
+	// for display.
 	Rule string `json:"rule"`
-	// Scope is "overall", "cold" or "category:NAME".
+	// Scope is "overall", "cold", "category:NAME" or "turn:N"
+	// (measure.ParseScope reads it).
 	Scope string `json:"scope"`
 	// Source says where the rule came from: "suite", "tier:NAME", "flag".
-	Source string  `json:"source,omitempty"`
-	Value  float64 `json:"value"`
-	Limit  float64 `json:"limit"`
+	Source string `json:"source,omitempty"`
+	// Metric and Statistic are what the rule measures ("gap", "max"),
+	// by their canonical names (gate.Parse).
+	Metric    string `json:"metric,omitempty"`
+	Statistic string `json:"statistic,omitempty"`
+	// Operator is the comparison: "<", "<=", ">" or ">=".
+	Operator string  `json:"operator,omitempty"`
+	Value    float64 `json:"value"`
+	Limit    float64 `json:"limit"`
 	// Unit is the unit of Value and Limit ("ms", "%", "").
 	Unit string `json:"unit,omitempty"`
 	// Passed is true when the rule holds. It is written as null when the
@@ -557,6 +571,32 @@ func (v Verdict) Judged() bool { return v.NoData == "" }
 
 // Failed reports whether the rule was judged and does not hold.
 func (v Verdict) Failed() bool { return v.NoData == "" && !v.Passed }
+
+// Upper reports whether the limit is an upper bound (< or <=), so that
+// larger values are worse.
+func (v Verdict) Upper() bool { return v.Operator == "<" || v.Operator == "<=" }
+
+// fromRule fills Metric, Statistic and Operator from the rule's text
+// where they are missing: a run file of schema 1 written before verdicts
+// had them holds only "METRIC.STAT OP LIMIT" (gate's canonical text).
+// It is called once, when a run file is read.
+func (v *Verdict) fromRule() {
+	if v.Metric != "" {
+		return
+	}
+	f := strings.Fields(v.Rule)
+	if len(f) < 2 {
+		return
+	}
+	metric, stat, ok := strings.Cut(f[0], ".")
+	if !ok {
+		return
+	}
+	switch f[1] {
+	case "<", "<=", ">", ">=":
+		v.Metric, v.Statistic, v.Operator = metric, stat, f[1]
+	}
+}
 
 // MarshalJSON writes the verdict with "passed": null when it was not
 // judged, so that no reader takes "no data" for a pass or a fail.
@@ -734,6 +774,9 @@ func decode(rd io.Reader) (*Run, error) {
 		return nil, notRun(err)
 	}
 	r.Requests = reqs
+	for i := range r.Verdicts {
+		r.Verdicts[i].fromRule()
+	}
 	if r.SchemaVersion == 0 {
 		return nil, errors.New("not a run file: no schema_version")
 	}

@@ -126,6 +126,19 @@ func Percentile(sorted []float64, p float64) float64 {
 	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }
 
+// NearestIndex returns the index, in a sorted sample of n values, of the
+// value nearest in rank to the pth percentile as [Percentile] takes it
+// (interpolated at rank (n−1)·p/100, rounded half up): the one
+// observation that stands for a percentile, such as the request a chart
+// shows "at the p95". It returns −1 for an empty sample.
+func NearestIndex(n int, p float64) int {
+	if n == 0 {
+		return -1
+	}
+	p = min(max(p, 0), 100)
+	return min(int(math.Floor(float64(n-1)*p/100+0.5)), n-1)
+}
+
 // Gaps returns the inter-token gaps t[i] − t[i−1] for i ≥ 1, in the unit of
 // times. It returns nil for fewer than two times.
 func Gaps(times []int64) []int64 {

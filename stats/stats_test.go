@@ -84,3 +84,15 @@ func TestVisible(t *testing.T) {
 		t.Errorf("batched Visible = %v, want 20ms", v[0])
 	}
 }
+
+func TestNearestIndex(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		p    float64
+		want int
+	}{{0, 50, -1}, {1, 95, 0}, {12, 95, 10}, {12, 99, 11}, {12, 50, 6}, {12, 0, 0}, {12, 100, 11}, {12, 150, 11}, {20, 95, 18}} {
+		if got := NearestIndex(tc.n, tc.p); got != tc.want {
+			t.Errorf("NearestIndex(%d, %g) = %d, want %d", tc.n, tc.p, got, tc.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/report"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/runner"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
 )
@@ -94,12 +95,16 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	if _, err := f.outputs.formats(); err != nil {
 		return usageErr(err)
 	}
+	rules, err := f.judge.policy(s, f.errorBudget).Resolve()
+	if err != nil {
+		return usageErr(err)
+	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	started := time.Now().UTC()
-	dir, err := makeRunDir(f.out, started)
+	dir, err := runner.MakeDir(f.out, started)
 	if err != nil {
 		return fmt.Errorf("run directory: %w", err)
 	}
@@ -130,15 +135,14 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 		sd.rec = &abtest.Recorder{Doer: c}
 		target := emb.Target
 		target.API = f.api
-		sd.run = &runfile.Run{
-			SchemaVersion: runfile.SchemaVersion, Tool: toolInfo(), StartedAt: started,
-			CommandLine: append([]string{"tokenpulse"}, os.Args[1:]...),
-			Target:      target, Device: f.judge.device(), ColdStart: emb.ColdStart,
-			Config: runfile.Config{
-				Suite: s.Name, Seed: f.seed, Requests: f.requests, Concurrency: 1, Arrival: bench.ArrivalClosed,
-				Warmup: f.warmup, Cold: cold, MaxTokens: f.maxTokens, TimeoutMS: f.timeout.Milliseconds(),
-				Request: reqOpts, FrameHz: 60, RenderBatchMS: 16,
-			},
+		sd.run, err = runner.New(&runner.Spec{
+			Suite: s, Workload: work, Target: target, ColdStart: emb.ColdStart,
+			Device: f.judge.device(), Tool: toolInfo(), CommandLine: append([]string{"tokenpulse"}, os.Args[1:]...),
+			MaxTokens: f.maxTokens, Timeout: f.timeout, Request: reqOpts, Rules: rules,
+			Now: func() time.Time { return started },
+		})
+		if err != nil {
+			return usageErr(err)
 		}
 	}
 	base := bench.Config{MaxTokens: f.maxTokens, Timeout: f.timeout, Fatal: refusedCredentials(f.apiKeyEnv)}
@@ -162,15 +166,11 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	for _, sd := range sides {
 		sd.run.FinishedAt = finished
 		sd.run.Interrupted = runErr != nil
-		measure.Summarize(sd.run)
-		sd.run.Warnings = append(sd.run.Warnings, runWarnings(sd.run)...)
+		runner.Finish(sd.run, s, rules)
 		sub := filepath.Join(dir, map[string]string{"A": "a", "B": "b"}[sd.label])
-		if err := os.MkdirAll(sub, 0o755); err != nil {
-			return err
-		}
-		path := filepath.Join(sub, runFileName)
-		if err := sd.run.Write(path); err != nil {
-			return fmt.Errorf("writing %s's run file: %w", sd.label, err)
+		path := filepath.Join(sub, runner.FileName)
+		if err := runner.Write(sd.run, sub); err != nil {
+			return fmt.Errorf("%s: %w", sd.label, err)
 		}
 		if formats, _ := f.outputs.formats(); len(formats) > 0 {
 			if err := report.WriteAll(sub, sd.run, report.Options{Formats: formats}); err != nil {

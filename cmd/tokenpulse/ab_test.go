@@ -50,6 +50,17 @@ func TestBenchABSameModel(t *testing.T) {
 	if len(ra.Requests) != len(rb.Requests) || ra.Config.Request == nil || ra.Config.Request.Temperature == nil || *ra.Config.Request.Temperature != 0 {
 		t.Fatalf("run files: %d and %d requests, request options %+v: want the same count, greedy", len(ra.Requests), len(rb.Requests), ra.Config.Request)
 	}
+	// Each side is judged like a bench run (package runner): the suite's
+	// thresholds and the error budget, with goodput.
+	for _, r := range []*runfile.Run{ra, rb} {
+		budget := false
+		for _, v := range r.Verdicts {
+			budget = budget || v.Rule == "errors.rate <= 1%"
+		}
+		if !budget || len(r.Verdicts) < 2 || r.Summary.Goodput == nil {
+			t.Errorf("an A/B run file has verdicts %+v and goodput %v: want it judged, error budget included", r.Verdicts, r.Summary.Goodput)
+		}
+	}
 
 	// Two quantisations: the summary names both sizes and their ratio.
 	out2 := t.TempDir()

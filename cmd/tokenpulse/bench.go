@@ -25,10 +25,8 @@ import (
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
-	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
-	"github.com/tokenpulse/tokenpulse/tokencount"
 )
 
 func init() { commands = append(commands, newBenchCmd) }
@@ -135,7 +133,7 @@ measured is still written).`,
 	fl.StringVar(&f.scenario, "scenario", "", "workload scenario: \"\" (suite sample) or rapid-fire (ask, interrupt, ask again)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress line")
 	fl.StringVar(&f.tokenizer, "tokenizer", "", "GGUF file (a model, or a vocabulary-only file) whose vocabulary counts each event's tokens, for a target that sends no per-event counts; TPOT is then exactly per token")
-	fl.StringVar(&f.errorBudget, "error-budget", "1%", "largest share of failed requests that still passes (adds 'errors.rate <= BUDGET'); \"none\" judges errors only by --threshold")
+	fl.StringVar(&f.errorBudget, "error-budget", gate.DefaultErrorBudget, "largest share of failed requests that still passes (adds 'errors.rate <= BUDGET'); \"none\" judges errors only by --threshold")
 	fl.Float64Var(&f.temperature, "temperature", 0, "sampling temperature (≥ 0) sent with every request; unset sends none, and the server samples with its own default")
 	fl.Float64Var(&f.topP, "top-p", 0, "nucleus sampling top_p (0 < P ≤ 1) sent with every request; unset sends none")
 	fl.IntVar(&f.topK, "top-k", 0, "top_k (≥ 0) sent with every request, an extension llama.cpp and vLLM accept; unset sends none")
@@ -387,50 +385,6 @@ func parseHeaders(hs []string) (http.Header, error) {
 	return h, nil
 }
 
-func runWarnings(run *runfile.Run) []string {
-	var w []string
-	switch {
-	case run.StopReason != "":
-		w = append(w, "the run "+run.StopReason+"; figures cover the requests measured before it stopped")
-	case run.Interrupted:
-		w = append(w, "the run was interrupted; figures cover the requests measured before it stopped")
-	}
-	w = append(w, scheduleWarnings(run)...)
-	return w
-}
-
-// lagLimit is the schedule lag p99 above which an open loop's client is
-// said not to have kept its schedule: 10 ms, or the mean inter-arrival
-// 1/rate when that is shorter.
-func lagLimit(rate float64) time.Duration {
-	limit := 10 * time.Millisecond
-	if rate > 0 {
-		limit = min(limit, time.Duration(float64(time.Second)/rate))
-	}
-	return limit
-}
-
-// scheduleWarnings says when an open loop's client did not keep its
-// schedule: then the arrivals the target saw were not the process asked
-// for, and the TTFT and E2E from t_start understate what a user arriving
-// on time waited (scheduled_ttft_ms holds that).
-func scheduleWarnings(run *runfile.Run) []string {
-	if run.Config.Arrival == "" || run.Config.Arrival == bench.ArrivalClosed {
-		return nil
-	}
-	var w []string
-	o := run.Summary.Overall
-	if o.SlotWaits > 0 {
-		w = append(w, fmt.Sprintf("%d of %d requests found the ceiling of %d requests in flight (-c) reached and were sent late, waiting for a slot; raise -c to keep the schedule", o.SlotWaits, o.ScheduleLagMs.Count, run.Config.Concurrency))
-	}
-	limit := lagLimit(run.Config.Rate)
-	if lag := o.ScheduleLagMs; lag.Count > 0 && lag.P99 > stats.Millis(int64(limit)) {
-		w = append(w, fmt.Sprintf("the client did not keep the %s schedule at %g requests/s: schedule lag p99 %.1f ms (max %.1f ms) is above %v; the target saw other arrivals than asked for, and TTFT from t_start leaves the lag out (scheduled_ttft_ms includes it)",
-			run.Config.Arrival, run.Config.Rate, lag.P99, lag.Max, limit))
-	}
-	return w
-}
-
 func firstError(run *runfile.Run) string {
 	for _, r := range run.Requests {
 		if !r.OK() {
@@ -443,60 +397,6 @@ func firstError(run *runfile.Run) string {
 func toolInfo() runfile.Tool {
 	ver, rev := buildVersion()
 	return runfile.Tool{Name: "tokenpulse", Version: ver, Commit: rev, GoVersion: runtime.Version()}
-}
-
-// makeRunDir creates the run's directory: out when given (it may exist),
-// else tokenpulse-runs/YYYYMMDD-HHMMSS, or -2, -3, ... when that exists,
-// so that runs started in the same second, in this process or another,
-// never share one (os.Mkdir fails for all but one of them).
-func makeRunDir(out string, started time.Time) (string, error) {
-	if out != "" {
-		return out, os.MkdirAll(out, 0o755)
-	}
-	base := filepath.Join("tokenpulse-runs", started.Format("20060102-150405"))
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return "", err
-	}
-	dir := base
-	for i := 2; ; i++ {
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			return dir, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return "", err
-		}
-		dir = fmt.Sprintf("%s-%d", base, i)
-	}
-}
-
-// journalHeader is the journal's first line for run, made before its
-// first request: everything run.json would say of it so far, with every
-// category's thresholds of suite s and what judging needs (the tier's
-// thresholds, a non-shipped experience mapping).
-func (f *benchFlags) journalHeader(run *runfile.Run, s *suite.Suite, jd *judgement) (runfile.JournalHeader, error) {
-	cfg := run.Config
-	cfg.SuiteThresholds = map[string][]string{}
-	for _, c := range s.Categories {
-		if len(c.Thresholds) > 0 {
-			cfg.SuiteThresholds[c.Name] = append([]string(nil), c.Thresholds...)
-		}
-	}
-	h := runfile.JournalHeader{
-		SchemaVersion: run.SchemaVersion, Tool: run.Tool, StartedAt: run.StartedAt, CommandLine: run.CommandLine,
-		Target: run.Target, Device: run.Device, Config: cfg, ColdStart: run.ColdStart,
-	}
-	for _, r := range jd.tierRules {
-		h.TierThresholds = append(h.TierThresholds, r.Text())
-	}
-	if f.judge.experienceFile != "" {
-		b, err := os.ReadFile(f.judge.experienceFile)
-		if err != nil {
-			return h, err
-		}
-		h.ExperienceYAML = string(b)
-	}
-	return h, nil
 }
 
 // stopRules are the reasons a run stops before its end: credentials the
@@ -552,12 +452,4 @@ func refusedCredentials(keyEnv string) func(*runfile.Request) error {
 		}
 		return fmt.Errorf("stopped: the target answered %d (%s); %s", r.Status, r.Error, hint)
 	}
-}
-
-// tokenizerName names the vocabulary that counted tokens, "" for none.
-func tokenizerName(c *tokencount.Counter) string {
-	if c == nil {
-		return ""
-	}
-	return c.Name
 }

@@ -2,21 +2,19 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/bench"
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/launch"
-	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/runner"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
 	"github.com/tokenpulse/tokenpulse/tokencount"
@@ -29,7 +27,7 @@ type benchPlan struct {
 	f       *benchFlags
 	fs      *pflag.FlagSet
 	suite   *suite.Suite
-	rules   *judgement
+	rules   *gate.RuleSet
 	reqOpts *api.RequestOptions
 	header  http.Header
 	tokens  *tokencount.Counter
@@ -51,9 +49,6 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	if f.errorBudget != "none" {
-		f.judge.thresholds = append(f.judge.thresholds, "[overall] errors.rate <= "+f.errorBudget)
-	}
 	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
 	if err != nil {
 		return nil, usageErr(err)
@@ -65,7 +60,7 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	if _, err := work.Schedule(); err != nil {
 		return nil, usageErr(err)
 	}
-	rules, err := f.judge.rules(s)
+	rules, err := f.judge.policy(s, f.errorBudget).Resolve()
 	if err != nil {
 		return nil, usageErr(err)
 	}
@@ -194,134 +189,44 @@ func (p *benchPlan) flagsFor(spec runSpec) *benchFlags {
 	return &g
 }
 
-// measureRun carries out one run of the plan against t: it creates the
-// run directory and its journal, sends the workload, summarises and
-// judges the run and writes run.json. It returns the run, its directory
-// and, apart, the error that stopped the workload early (the run is then
-// marked interrupted and still written). The error is one of writing.
+// measureRun carries out one run of the plan against t (runner.Measure):
+// it returns the run, its directory and, apart, the error that stopped
+// the workload early (the run is then marked interrupted and still
+// written). The error is one of use or of writing.
 func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTarget, spec runSpec) (*runfile.Run, string, error, error) {
 	f := p.flagsFor(spec)
-	s := p.suite
-	work := f.workload(s, spec.cold, p.fs)
-	schedule, err := work.Schedule()
-	if err != nil {
+	work := f.workload(p.suite, spec.cold, p.fs)
+	if _, err := work.Schedule(); err != nil {
 		return nil, "", nil, usageErr(err)
 	}
-	run := &runfile.Run{
-		SchemaVersion: runfile.SchemaVersion,
-		Tool:          toolInfo(),
-		StartedAt:     time.Now().UTC(),
-		CommandLine:   append([]string{"tokenpulse"}, os.Args[1:]...),
+	prog := newProgressLine(stderr, spec.quiet)
+	rs := runner.Spec{
+		Suite: p.suite, Workload: work, Client: t.client,
+		Target: t.target, Device: f.judge.device(), Tool: toolInfo(),
+		CommandLine: append([]string{"tokenpulse"}, os.Args[1:]...),
+		MaxTokens:   f.maxTokens, Timeout: f.timeout, Request: p.reqOpts, Tokens: p.tokens,
+		Rules: p.rules, Dir: spec.out, Progress: prog.update, Fatal: stopRules(f.apiKeyEnv, t.target.URL),
+		Around: func(dir string) func() *runfile.Profile {
+			prof := f.profile.start(ctx, stderr, p.fs, dir, f.url, t.client)
+			return func() *runfile.Profile {
+				pr := stopProfile(prof, stderr, dir)
+				prog.finish()
+				return pr
+			}
+		},
+		Log: stderr,
 	}
 	if spec.coldStart {
-		run.ColdStart = t.coldStart
+		rs.ColdStart = t.coldStart
 	}
-	run.Target = t.target
-	run.Device = f.judge.device()
-	run.Config = runfile.Config{
-		Suite:         s.Name,
-		Seed:          f.seed,
-		Requests:      f.requests,
-		Concurrency:   work.Concurrency,
-		Arrival:       bench.ArrivalClosed,
-		Warmup:        f.warmup,
-		Cold:          spec.cold,
-		MaxTokens:     f.maxTokens,
-		TimeoutMS:     f.timeout.Milliseconds(),
-		Scenario:      f.scenario,
-		Thresholds:    f.judge.thresholds,
-		Tokenizer:     tokenizerName(p.tokens),
-		Request:       p.reqOpts,
-		FrameHz:       60,
-		RenderBatchMS: 16,
+	if f.browser.on {
+		rs.Execute = func(ctx context.Context, run *runfile.Run, cfg bench.Config, w bench.Workload) (bench.Result, error) {
+			return f.browser.workload(run, stderr, bench.RunWorkload)(ctx, cfg, w)
+		}
 	}
-	if work.Arrival.Open() {
-		a := work.Arrival
-		run.Config.Arrival, run.Config.Rate, run.Config.Burstiness = a.Process, a.Rate, a.Burstiness
-		run.Config.DurationMS, run.Config.RampMS = a.Duration.Milliseconds(), a.Ramp.Milliseconds()
-		run.Config.Requests = len(schedule)
-	}
-
-	// The run directory and its journal exist before the first request:
-	// a run killed before it writes run.json leaves what it measured in
-	// the journal (tokenpulse report DIR rebuilds it).
-	dir, err := makeRunDir(spec.out, run.StartedAt)
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("run directory: %w", err)
-	}
-	jh, err := f.journalHeader(run, s, p.rules)
+	res, err := runner.Measure(ctx, rs)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	journal, err := runfile.CreateJournal(filepath.Join(dir, runfile.JournalFile), jh)
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("run directory: %w", err)
-	}
-	defer journal.Close()
-
-	prof := f.profile.start(ctx, stderr, p.fs, dir, f.url, t.client)
-	prog := newProgressLine(stderr, spec.quiet)
-	// No collector pauses while tokens are stamped (stream.HoldGC).
-	restoreGC := stream.HoldGC()
-	res, runErr := f.browser.workload(run, stderr, bench.RunWorkload)(ctx, bench.Config{
-		Client:    t.client,
-		MaxTokens: f.maxTokens,
-		Timeout:   f.timeout,
-		Progress:  prog.update,
-		Fatal:     stopRules(f.apiKeyEnv, t.target.URL),
-		Tokens:    p.tokens,
-		Journal:   journal,
-	}, work)
-	restoreGC()
-	run.Profile = stopProfile(prof, stderr, dir)
-	run.Requests, run.Scenario = res.Requests, res.Scenario
-	prog.finish()
-	run.FinishedAt = time.Now().UTC()
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
-		run.StopReason = runErr.Error()
-	}
-	var unsampled []string
-	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
-	for _, c := range unsampled {
-		if run.StopReason != "" {
-			break // not for want of requests: the run stopped, and says why
-		}
-		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured (no request of it in this run; raise --requests): its thresholds were not judged", c))
-	}
-	if !f.browser.on && work.Scenario == bench.ScenarioRapidFire {
-		convs := 0
-		for _, q := range bench.RapidFirePrompts(s, max(work.Requests/3, 1), work.Seed) {
-			if q.Conversation() {
-				convs++
-			}
-		}
-		if convs > 0 {
-			run.Warnings = append(run.Warnings, fmt.Sprintf("%d conversation prompts were asked in rapid-fire as their first turn only (the scenario interrupts single questions)", convs))
-		}
-	}
-	if runErr != nil {
-		run.Interrupted = true
-	}
-	measure.Summarize(run)
-	run.Warnings = append(run.Warnings, runWarnings(run)...)
-	if err := f.judge.apply(run, p.rules); err != nil {
-		return nil, "", nil, err
-	}
-
-	if err := journal.Close(); err != nil && journal.Err() == nil {
-		fmt.Fprintf(stderr, "tokenpulse: warning: closing the journal: %v\n", err)
-	}
-	if err := journal.Err(); err != nil {
-		fmt.Fprintf(stderr, "tokenpulse: warning: the journal stopped (%v); the run file holds every request\n", err)
-	}
-	runPath := filepath.Join(dir, runFileName)
-	if err := run.Write(runPath); err != nil {
-		return nil, "", nil, fmt.Errorf("writing the run file: %w; the finished requests are in %s (tokenpulse report %s rebuilds the run from it)", err, journal.Path(), dir)
-	}
-	fmt.Fprintf(stderr, "tokenpulse: run file written to %s\n", runPath)
-	// run.json, written atomically, now holds everything the journal did.
-	if err := os.Remove(journal.Path()); err != nil {
-		fmt.Fprintf(stderr, "tokenpulse: warning: removing the journal: %v\n", err)
-	}
-	return run, dir, runErr, nil
+	return res.Run, res.Dir, res.Stopped, nil
 }

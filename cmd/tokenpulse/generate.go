@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine"
+	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
 
@@ -124,19 +126,25 @@ func printTimings(w io.Writer, info engine.Info, warm engine.Warmup, res engine.
 		ms(warm.Load), ms(warm.PageIn), ms(warm.KVInit), ms(warm.FirstForward))
 	fmt.Fprintf(w, "prefill   %d tokens in %s: %.1f tok/s\n", res.PromptTokens, ms(res.Prefill), perSec(res.PromptTokens, res.Prefill))
 	fmt.Fprintf(w, "decode    %d tokens in %s: %.1f tok/s (stop: %s)\n", res.OutputTokens, ms(res.Decode), perSec(res.OutputTokens, res.Decode), res.StopReason)
-	if len(times) > 0 {
-		fmt.Fprintf(w, "TTFT      %.3f ms\n", stats.Millis(times[0]))
+	// The figures of one request, as measure derives every run's: each
+	// engine token is one event of one token.
+	v := measure.Of(&runfile.Request{Status: 200, TTFTNS: firstOf(times), TokenTimesNS: times, OutputTokens: len(times), TokenSource: "server"}, stats.DefaultDisplay)
+	if v.HasTTFT {
+		fmt.Fprintf(w, "TTFT      %.3f ms\n", v.TTFTMs)
 	}
-	if tpot, ok := stats.TPOT(times); ok {
-		gaps := stats.Gaps(times)
-		ms := make([]float64, len(gaps))
-		for i, g := range gaps {
-			ms[i] = stats.Millis(g)
-		}
-		d := stats.Describe(ms)
+	if v.HasTPOT {
+		d := stats.Describe(v.Values(measure.TokenInterval))
 		fmt.Fprintf(w, "TPOT      mean %.3f ms, std %.3f ms (%.1f%%), p95 %.3f ms, max %.3f ms\n",
-			stats.Millis(int64(tpot)), d.Std, 100*d.Std/d.Mean, d.P95, d.Max)
+			v.TPOTMs, d.Std, 100*d.Std/d.Mean, d.P95, d.Max)
 	}
+}
+
+// firstOf is the first of times, 0 for none.
+func firstOf(times []int64) int64 {
+	if len(times) == 0 {
+		return 0
+	}
+	return times[0]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/internal/engine"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
 	"github.com/tokenpulse/tokenpulse/internal/fixture"
 )
@@ -50,5 +51,22 @@ func TestGenerateRepackFlag(t *testing.T) {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("%s: exit %d, want %q in:\n%s", flag, code, want, out)
 		}
+	}
+}
+
+// TestGenerateTimingsAreMeasures: generate's TTFT and TPOT are measure's
+// figures of one request whose every event is one token.
+func TestGenerateTimingsAreMeasures(t *testing.T) {
+	var b strings.Builder
+	printTimings(&b, engine.Info{Path: "m.gguf"}, engine.Warmup{}, engine.Result{}, []int64{10e6, 20e6, 40e6})
+	for _, want := range []string{"TTFT      10.000 ms", "TPOT      mean 15.000 ms, std 7.071 ms (47.1%), p95 19.500 ms, max 20.000 ms"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("timings lack %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	printTimings(&b, engine.Info{Path: "m.gguf"}, engine.Warmup{}, engine.Result{}, []int64{10e6})
+	if strings.Contains(b.String(), "TPOT") || !strings.Contains(b.String(), "TTFT      10.000 ms") {
+		t.Errorf("one token: want a TTFT and no TPOT:\n%s", b.String())
 	}
 }

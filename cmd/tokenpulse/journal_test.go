@@ -180,21 +180,3 @@ func TestBenchHistoryFailureKeepsRunFile(t *testing.T) {
 		t.Errorf("the run file is not there: %v", err)
 	}
 }
-
-// TestMakeRunDirNeverShares: two runs started in the same second get
-// directories of their own.
-func TestMakeRunDirNeverShares(t *testing.T) {
-	t.Chdir(t.TempDir())
-	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	a, err := makeRunDir("", at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := makeRunDir("", at)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a == b || filepath.Base(a) != "20260102-030405" || filepath.Base(b) != "20260102-030405-2" {
-		t.Errorf("directories %s and %s", a, b)
-	}
-}

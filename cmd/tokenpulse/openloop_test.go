@@ -159,12 +159,3 @@ func TestBenchRateFlagsUsage(t *testing.T) {
 		}
 	}
 }
-
-func TestBenchRateLagLimit(t *testing.T) {
-	if got := lagLimit(50); got != 10*time.Millisecond {
-		t.Errorf("at 50/s: %v, want 10ms", got)
-	}
-	if got := lagLimit(200); got != 5*time.Millisecond {
-		t.Errorf("at 200/s: %v, want 1/R = 5ms", got)
-	}
-}

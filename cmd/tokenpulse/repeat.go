@@ -14,6 +14,7 @@ import (
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/repeats"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/runner"
 )
 
 // runRepeats runs plan's configuration f.repeat times against t, each
@@ -29,7 +30,7 @@ func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	dir, err := makeRunDir(f.out, time.Now().UTC())
+	dir, err := runner.MakeDir(f.out, time.Now().UTC())
 	if err != nil {
 		return fmt.Errorf("repeats directory: %w", err)
 	}

@@ -5,21 +5,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/browser"
 	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/report"
 	"github.com/tokenpulse/tokenpulse/runfile"
-	"github.com/tokenpulse/tokenpulse/suite"
+	"github.com/tokenpulse/tokenpulse/runner"
 )
 
 func init() { commands = append(commands, newReportCmd) }
@@ -214,7 +210,7 @@ func renderTo(w io.Writer, format string, run *runfile.Run, opts report.Options)
 // A run rebuilt from a journal is summarized and judged as bench would
 // have judged it, and marked interrupted (rebuildRun); stderr is told
 // so, with what the journal's reading noted (a torn last line). A run
-// file's stored summary is checked against its requests (summaryDrift):
+// file's stored summary is checked against its requests (measure.Drift):
 // where they differ, stderr and the run's warnings say so.
 func loadRun(arg string, stderr io.Writer) (*runfile.Run, error) {
 	run, rebuilt, err := readRun(arg, stderr)
@@ -225,7 +221,7 @@ func loadRun(arg string, stderr io.Writer) (*runfile.Run, error) {
 		return nil, usageErr(fmt.Errorf("read run file: %w", err))
 	}
 	if !rebuilt {
-		if d := summaryDrift(run); d != "" {
+		if d := measure.Drift(run); d != "" {
 			fmt.Fprintln(stderr, "tokenpulse: warning:", arg+":", d)
 			run.Warnings = append(run.Warnings, d)
 		}
@@ -258,7 +254,7 @@ func readRun(arg string, stderr io.Writer) (run *runfile.Run, rebuilt bool, err 
 	if err != nil {
 		return nil, true, err
 	}
-	run, err = rebuildRun(j)
+	run, err = runner.Rebuild(j)
 	if err != nil {
 		return nil, true, err
 	}
@@ -267,114 +263,6 @@ func readRun(arg string, stderr io.Writer) (run *runfile.Run, rebuilt bool, err 
 		fmt.Fprintln(stderr, "tokenpulse: note:", n)
 	}
 	return run, true, nil
-}
-
-// summaryDrift compares run's stored summary with the one its requests
-// give (measure.Summarize): the tables of a report show the stored
-// summary, while per-request figures (the server's account, charts,
-// comparisons) come from the requests, so a file whose summary does not
-// match its requests (edited, or written by another tool) would show two
-// answers without saying so. It returns "" when they agree, else a
-// sentence naming the first figures that differ.
-func summaryDrift(run *runfile.Run) string {
-	re := *run
-	measure.Summarize(&re)
-	type scope struct {
-		name          string
-		stored, fresh *runfile.Group
-	}
-	scopes := []scope{{"overall", &run.Summary.Overall, &re.Summary.Overall}}
-	if run.Summary.Cold != nil || re.Summary.Cold != nil {
-		var a, b runfile.Group
-		if run.Summary.Cold != nil {
-			a = *run.Summary.Cold
-		}
-		if re.Summary.Cold != nil {
-			b = *re.Summary.Cold
-		}
-		scopes = append(scopes, scope{"cold", &a, &b})
-	}
-	names := slices.Sorted(maps.Keys(re.Summary.Categories))
-	for n := range maps.Keys(run.Summary.Categories) {
-		if _, ok := re.Summary.Categories[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	for _, n := range names {
-		a, b := run.Summary.Categories[n], re.Summary.Categories[n]
-		scopes = append(scopes, scope{"category:" + n, &a, &b})
-	}
-	var diffs []string
-	for _, sc := range scopes {
-		a, b := sc.stored, sc.fresh
-		figs := []struct {
-			name          string
-			stored, fresh float64
-		}{
-			{"requests", float64(a.Requests), float64(b.Requests)},
-			{"errors", float64(a.Errors), float64(b.Errors)},
-			{"ttft.p50", a.TTFTMs.P50, b.TTFTMs.P50}, {"ttft.p95", a.TTFTMs.P95, b.TTFTMs.P95},
-			{"ttft.max", a.TTFTMs.Max, b.TTFTMs.Max}, {"ttft.mean", a.TTFTMs.Mean, b.TTFTMs.Mean},
-			{"gap.p50", a.GapMs.P50, b.GapMs.P50}, {"gap.p95", a.GapMs.P95, b.GapMs.P95},
-			{"gap.max", a.GapMs.Max, b.GapMs.Max}, {"tpot.mean", a.TPOTMs.Mean, b.TPOTMs.Mean},
-			{"e2e.p50", a.E2EMs.P50, b.E2EMs.P50}, {"e2e.p95", a.E2EMs.P95, b.E2EMs.P95},
-		}
-		for _, f := range figs {
-			if math.Abs(f.stored-f.fresh) > 1e-6*max(1, math.Abs(f.stored), math.Abs(f.fresh)) {
-				diffs = append(diffs, fmt.Sprintf("%s %s %.6g stored, %.6g from the requests", sc.name, f.name, f.stored, f.fresh))
-			}
-		}
-	}
-	if len(diffs) == 0 {
-		return ""
-	}
-	more := ""
-	if len(diffs) > 3 {
-		more = fmt.Sprintf(" (and %d more)", len(diffs)-3)
-		diffs = diffs[:3]
-	}
-	return fmt.Sprintf("the stored summary does not match the run's requests: %s%s. The summary tables and verdicts show the stored figures; per-request figures (the server's account, charts, timelines, compare) are computed from the requests", strings.Join(diffs, "; "), more)
-}
-
-// rebuildRun makes the run journal j records as bench would have
-// written it had it not died: the requests, its suite's thresholds for
-// the categories measured, summary (measure.Summarize), verdicts and
-// experience (package gate, with the tier's thresholds and the
-// experience mapping the journal kept), interrupted, with warnings that
-// say it was rebuilt.
-func rebuildRun(j *runfile.Journal) (*runfile.Run, error) {
-	run := j.Run()
-	s := &suite.Suite{Name: run.Config.Suite}
-	for _, c := range slices.Sorted(maps.Keys(run.Config.SuiteThresholds)) {
-		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c]})
-	}
-	var unsampled []string
-	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
-	run.Warnings = append(run.Warnings, fmt.Sprintf("rebuilt from the journal %s: the run stopped without writing run.json (killed, or crashed) after %d finished requests; figures cover those", j.Path, len(run.Requests)))
-	run.Warnings = append(run.Warnings, j.Notes...)
-	if run.Config.Scenario != "" {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("the %s scenario's own results (abort latencies, tokens after the abort) are not journaled: only its requests were rebuilt", run.Config.Scenario))
-	}
-	for _, c := range unsampled {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("category %s was not measured before the run stopped: its thresholds were not judged", c))
-	}
-	measure.Summarize(run)
-	run.Warnings = append(run.Warnings, runWarnings(run)...)
-
-	tierRules, err := gate.TierRules(run.Device.Tier, j.Header.TierThresholds)
-	if err != nil {
-		return nil, fmt.Errorf("%s: tier thresholds: %w", j.Path, err)
-	}
-	experience := gate.DefaultExperience()
-	if j.Header.ExperienceYAML != "" {
-		if experience, err = gate.ParseExperience([]byte(j.Header.ExperienceYAML)); err != nil {
-			return nil, fmt.Errorf("%s: %w", j.Path, err)
-		}
-	}
-	run.Verdicts = gate.Judge(run, tierRules)
-	run.Summary.Goodput = gate.Goodput(run, tierRules)
-	run.Experience = gate.Experience(run, experience, run.Device.Tier)
-	return run, nil
 }
 
 // runDirOf is the run directory of arg: arg itself when it is one, else

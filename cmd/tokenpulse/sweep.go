@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/runner"
 	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/sweep"
 )
@@ -226,7 +227,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	started := time.Now().UTC()
-	dir, err := makeRunDir(bf.out, started)
+	dir, err := runner.MakeDir(bf.out, started)
 	if err != nil {
 		return fmt.Errorf("sweep directory: %w", err)
 	}
@@ -320,7 +321,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 	}
 	var behind, waited []string
 	for _, st := range sw.ByLoad() {
-		if sp.kind == sweep.KindRate && st.LagP99Ms > stats.Millis(int64(lagLimit(st.Load))) {
+		if sp.kind == sweep.KindRate && runner.Behind(st.Load, st.LagP99Ms) {
 			behind = append(behind, fmt.Sprintf("%g (lag p99 %.1f ms)", st.Load, st.LagP99Ms))
 		}
 		if st.SlotWaits > 0 {
@@ -394,22 +395,14 @@ func writeSweepHTML(sw *sweep.Sweep, dir string) error {
 	return f.Close()
 }
 
-// sweepThresholds lists every threshold a step is judged on: the suite's
-// (scoped to their category), the flags' and the tier's.
+// sweepThresholds lists every rule a step is judged by (the suite's, the
+// flags', the tier's), as the sweep file records them.
 func sweepThresholds(plan *benchPlan) []string {
-	var out []string
+	names := make([]string, 0, len(plan.suite.Categories))
+	thresholds := map[string][]string{}
 	for _, c := range plan.suite.Categories {
-		for _, t := range c.Thresholds {
-			if strings.HasPrefix(strings.TrimSpace(t), "[") {
-				out = append(out, t)
-				continue
-			}
-			out = append(out, "[category:"+c.Name+"] "+t)
-		}
+		names = append(names, c.Name)
+		thresholds[c.Name] = c.Thresholds
 	}
-	out = append(out, plan.f.judge.thresholds...)
-	for _, r := range plan.rules.tierRules {
-		out = append(out, r.String()+" ("+r.Source+")")
-	}
-	return out
+	return plan.rules.Describe(names, thresholds)
 }

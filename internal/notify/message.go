@@ -187,7 +187,7 @@ func Build(run *runfile.Run, reportURL string, regressions []string) Message {
 			}
 			seen[key] = true
 			off := Offender{PromptID: o.PromptID, RequestID: o.RequestID, Category: o.Category, Rule: v.Rule, Value: o.Value, Unit: v.Unit}
-			if isErrorRule(v.Rule) {
+			if v.Metric == "errors" {
 				// gate lists failed requests with their HTTP status as value.
 				off.Failed, off.Status, off.Value, off.Unit = true, int(o.Value), 0, ""
 			}
@@ -288,15 +288,6 @@ func (o Offender) Line() string {
 		what = "failed"
 	}
 	return fmt.Sprintf("%s (request %s%s): %s on %s", o.PromptID, o.RequestID, cat, what, o.Rule)
-}
-
-// isErrorRule reports whether a threshold is on the errors metric
-// ("errors.rate < 1%", "[category:x] errors.count <= 0").
-func isErrorRule(rule string) bool {
-	if i := strings.IndexByte(rule, ']'); i >= 0 && strings.HasPrefix(strings.TrimSpace(rule), "[") {
-		rule = rule[i+1:]
-	}
-	return strings.HasPrefix(strings.TrimSpace(rule), "errors.")
 }
 
 // PlainText is the alert as a plain-text mail body.

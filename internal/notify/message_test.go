@@ -185,7 +185,7 @@ func TestNum(t *testing.T) {
 func TestErrorOffenders(t *testing.T) {
 	run := reporttest.StallRun()
 	run.Verdicts = []runfile.Verdict{{
-		Rule: "[category:complex] errors.rate < 1%", Scope: "category:complex", Value: 20, Limit: 1, Unit: "%",
+		Rule: "[category:complex] errors.rate < 1%", Metric: "errors", Statistic: "rate", Operator: "<", Scope: "category:complex", Value: 20, Limit: 1, Unit: "%",
 		Offenders: []runfile.Offender{
 			{RequestID: "r1", PromptID: "p1", Category: "complex", Value: 503},
 			{RequestID: "r2", PromptID: "p2", Category: "complex", Value: 0},

@@ -119,11 +119,11 @@ func StallRun() *runfile.Run {
 	}
 	complexMax := r.Summary.Categories["complex"].GapMs.Max
 	r.Verdicts = []runfile.Verdict{
-		{Rule: "gap.max <= 120ms", Scope: "category:complex", Source: "suite", Value: complexMax, Limit: 120, Unit: "ms",
+		{Rule: "gap.max <= 120ms", Metric: "gap", Statistic: "max", Operator: "<=", Scope: "category:complex", Source: "suite", Value: complexMax, Limit: 120, Unit: "ms",
 			Offenders: []runfile.Offender{{Index: StallIndex, RequestID: StallRequestID, PromptID: StallPromptID, Category: "complex", Value: worst}}},
-		{Rule: "ttft.p95 < 200ms", Scope: "category:short", Source: "suite", Value: r.Summary.Categories["short"].TTFTMs.P95, Limit: 200, Unit: "ms", Passed: true},
-		{Rule: "ttft.p95 < 250ms", Scope: "overall", Source: "flag", Value: r.Summary.Overall.TTFTMs.P95, Limit: 250, Unit: "ms", Passed: true},
-		{Rule: "errors.rate < 5%", Scope: "overall", Source: "flag", Value: 100 * r.Summary.Overall.ErrorRate(), Limit: 5, Unit: "%",
+		{Rule: "ttft.p95 < 200ms", Metric: "ttft", Statistic: "p95", Operator: "<", Scope: "category:short", Source: "suite", Value: r.Summary.Categories["short"].TTFTMs.P95, Limit: 200, Unit: "ms", Passed: true},
+		{Rule: "ttft.p95 < 250ms", Metric: "ttft", Statistic: "p95", Operator: "<", Scope: "overall", Source: "flag", Value: r.Summary.Overall.TTFTMs.P95, Limit: 250, Unit: "ms", Passed: true},
+		{Rule: "errors.rate < 5%", Metric: "errors", Statistic: "rate", Operator: "<", Scope: "overall", Source: "flag", Value: 100 * r.Summary.Overall.ErrorRate(), Limit: 5, Unit: "%",
 			Offenders: []runfile.Offender{{Index: cut.Index, RequestID: cut.RequestID, PromptID: cut.PromptID, Category: cut.Category, Value: 1}}},
 	}
 	r.Experience = []runfile.Experience{{

@@ -13,10 +13,11 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/origin"
+	"github.com/tokenpulse/tokenpulse/internal/retry"
 )
 
 // Webhook posts msg as JSON to the webhook at rawURL with the default
-// Poster: a 10 s timeout per attempt, 4 attempts.
+// Poster: a 10 s timeout per attempt, retry's default policy (5 attempts).
 func Webhook(ctx context.Context, rawURL string, msg Message) error {
 	return (&Poster{}).Post(ctx, rawURL, msg)
 }
@@ -25,11 +26,10 @@ func Webhook(ctx context.Context, rawURL string, msg Message) error {
 type Poster struct {
 	// Client sends the requests (default: a client with a 10 s timeout).
 	Client *http.Client
-	// Attempts is how many times a message is posted at most (default 4).
-	Attempts int
-	// Backoff is the wait before the second attempt when the server does
-	// not say (no Retry-After); it doubles after each (default 1 s).
-	Backoff time.Duration
+	// Retry is how many times a message is posted at most and how long to
+	// wait between attempts when the server does not say (no Retry-After);
+	// the zero Policy is retry's default (5 attempts, 1 s doubling).
+	Retry retry.Policy
 	// MaxWait caps each wait, Retry-After included (default 60 s): a
 	// server asking for longer is not waited for.
 	MaxWait time.Duration
@@ -74,21 +74,14 @@ func (p *Poster) Post(ctx context.Context, rawURL string, msg Message) error {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
 	client = sameOriginOnly(client)
-	attempts := p.Attempts
-	if attempts <= 0 {
-		attempts = 4
-	}
-	backoff := p.Backoff
-	if backoff <= 0 {
-		backoff = time.Second
-	}
+	policy := p.Retry.Resolved()
 	maxWait := p.MaxWait
 	if maxWait <= 0 {
 		maxWait = time.Minute
 	}
 	sleep, now := p.sleep, p.now
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = retry.Sleep
 	}
 	if now == nil {
 		now = time.Now
@@ -99,11 +92,11 @@ func (p *Poster) Post(ctx context.Context, rawURL string, msg Message) error {
 		if err == nil {
 			return nil
 		}
-		if wait < 0 || try >= attempts || ctx.Err() != nil {
-			return fmt.Errorf("%s (attempt %d of %d): %w", where, try, attempts, err)
+		if wait < 0 || !policy.Again(try) || ctx.Err() != nil {
+			return fmt.Errorf("%s (attempt %d of %d): %w", where, try, policy.Attempts, err)
 		}
 		if wait == 0 {
-			wait = backoff
+			wait = policy.Wait(try)
 		}
 		if wait > maxWait {
 			return fmt.Errorf("%s: server asks to wait %s, more than %s: %w", where, wait, maxWait, err)
@@ -111,7 +104,6 @@ func (p *Poster) Post(ctx context.Context, rawURL string, msg Message) error {
 		if serr := sleep(ctx, wait); serr != nil {
 			return fmt.Errorf("%s: %w (then: %w)", where, err, serr)
 		}
-		backoff *= 2
 	}
 }
 
@@ -168,17 +160,6 @@ func retryAfter(h string, now time.Time) time.Duration {
 		}
 	}
 	return 0
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // sameOriginOnly returns a copy of c that follows a redirect only within

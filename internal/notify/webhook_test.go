@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/internal/retry"
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
 )
 
@@ -61,9 +62,9 @@ func (h *hook) posts() int {
 // testPoster records the waits instead of sleeping; its clock is fixed.
 func testPoster(waits *[]time.Duration) *Poster {
 	return &Poster{
-		Backoff: 500 * time.Millisecond,
-		sleep:   func(_ context.Context, d time.Duration) error { *waits = append(*waits, d); return nil },
-		now:     func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) },
+		Retry: retry.Policy{Backoff: 500 * time.Millisecond},
+		sleep: func(_ context.Context, d time.Duration) error { *waits = append(*waits, d); return nil },
+		now:   func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) },
 	}
 }
 
@@ -147,8 +148,8 @@ func TestWebhookRetries(t *testing.T) {
 		{
 			name:      "server keeps failing",
 			script:    []answer{{status: 502, body: "bad gateway"}},
-			wantPosts: 4, wantWaits: []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second},
-			wantErr: "(attempt 4 of 4): status 502: bad gateway",
+			wantPosts: 5, wantWaits: []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second},
+			wantErr: "(attempt 5 of 5): status 502: bad gateway",
 		},
 		{
 			name:      "404 is not retried",
@@ -207,7 +208,7 @@ func TestWebhookNetworkErrorHidesURL(t *testing.T) {
 	h.Close() // nothing listens any more
 	var waits []time.Duration
 	p := testPoster(&waits)
-	p.Attempts = 2
+	p.Retry.Attempts = 2
 	err := p.Post(context.Background(), url, Build(reporttest.StallRun(), "", nil))
 	if err == nil || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("error = %v, want a failure that does not show the secret path", err)
@@ -288,12 +289,33 @@ func TestWebhookRedirectStaysInItsOrigin(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
 	}))
 	defer hook.Close()
-	p := &Poster{Attempts: 1}
+	p := &Poster{Retry: retry.Policy{Attempts: 1}}
 	err := p.Post(context.Background(), hook.URL+"/hooks/secret", Message{Text: "alert"})
 	if err == nil || !strings.Contains(err.Error(), "another origin") {
 		t.Errorf("err = %v, want a refused cross-origin redirect", err)
 	}
 	if n := leaked.Load(); n != 0 {
 		t.Errorf("the other origin received %d requests", n)
+	}
+}
+
+// TestWebhookDefaultRetryPolicy: a zero Poster tries as often and waits as
+// long as retry's default, the policy publish uses too (it tried 4 times
+// where publish tried 5).
+func TestWebhookDefaultRetryPolicy(t *testing.T) {
+	h := newHook(t, answer{status: 503})
+	var waits []time.Duration
+	p := testPoster(&waits)
+	p.Retry = retry.Policy{}
+	err := p.Post(context.Background(), h.URL, Build(reporttest.StallRun(), "", nil))
+	if err == nil {
+		t.Fatal("Post to a server that keeps answering 503 succeeded")
+	}
+	if h.posts() != retry.DefaultAttempts {
+		t.Errorf("posts = %d, want retry.DefaultAttempts (%d)", h.posts(), retry.DefaultAttempts)
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
+	if !reflect.DeepEqual(waits, want) {
+		t.Errorf("waits = %v, want %v", waits, want)
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
+
+	"github.com/tokenpulse/tokenpulse/internal/retry"
 )
 
 // s3Server is a real S3-compatible server for the integration tests.
@@ -145,7 +147,7 @@ func (s s3Server) opts() Options {
 		AccessKeyID:     s.access,
 		SecretAccessKey: s.secret,
 		Getenv:          func(string) string { return "" },
-		Backoff:         time.Millisecond,
+		Retry:           retry.Policy{Backoff: time.Millisecond},
 	}
 }
 
@@ -238,7 +240,7 @@ func TestUploadToRealS3Refused(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts, dest := s.opts(), Dest{Bucket: bucket, Prefix: "x"}
-			opts.Attempts = 3
+			opts.Retry.Attempts = 3
 			tt.change(&opts, &dest)
 			res, err := Upload(context.Background(), dest, dir, opts)
 			var uerr *UploadError

@@ -16,6 +16,8 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/tokenpulse/tokenpulse/internal/retry"
 )
 
 func TestParse(t *testing.T) {
@@ -213,7 +215,7 @@ func (f *fakeS3) opts(sleeps *[]time.Duration) Options {
 		AccessKeyID:     "test-key",
 		SecretAccessKey: "test-secret",
 		Getenv:          func(string) string { return "" },
-		Backoff:         100 * time.Millisecond,
+		Retry:           retry.Policy{Backoff: 100 * time.Millisecond},
 		sleep: func(_ context.Context, d time.Duration) error {
 			*sleeps = append(*sleeps, d)
 			return nil
@@ -375,7 +377,7 @@ func TestUploadNamesWhatDidNotUpload(t *testing.T) {
 			before := snapshot(t, dir)
 			var sleeps []time.Duration
 			opts := s3.opts(&sleeps)
-			opts.Attempts = 4
+			opts.Retry.Attempts = 4
 			res, err := Upload(context.Background(), Dest{Bucket: "perf-runs", Prefix: "p"}, dir, opts)
 			var uerr *UploadError
 			if !errors.As(err, &uerr) {
@@ -451,5 +453,32 @@ func TestUploadEmptyDir(t *testing.T) {
 	_, err := Upload(context.Background(), Dest{Bucket: "perf-runs"}, t.TempDir(), Options{AccessKeyID: "k"})
 	if err == nil || !strings.Contains(err.Error(), "no files") {
 		t.Errorf("error = %v, want one saying there are no files", err)
+	}
+}
+
+// TestUploadDefaultRetryPolicy: zero Options try a file as often and wait
+// as long as retry's default, the policy the alert webhook uses too.
+func TestUploadDefaultRetryPolicy(t *testing.T) {
+	s3 := newFakeS3(t, "perf-runs")
+	const bad = "/perf-runs/p/junit.xml"
+	s3.hook = func(r *http.Request) (int, string, bool) {
+		if r.Method == http.MethodPut && r.URL.Path == bad {
+			return http.StatusServiceUnavailable, slowDown, true
+		}
+		return 0, "", false
+	}
+	var sleeps []time.Duration
+	opts := s3.opts(&sleeps)
+	opts.Retry = retry.Policy{}
+	_, err := Upload(context.Background(), Dest{Bucket: "perf-runs", Prefix: "p"}, runDir(t), opts)
+	if err == nil {
+		t.Fatal("Upload succeeded with a file the server keeps refusing")
+	}
+	if got := s3.putCount(bad); got != retry.DefaultAttempts {
+		t.Errorf("PUTs of junit.xml = %d, want retry.DefaultAttempts (%d)", got, retry.DefaultAttempts)
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
+	if !reflect.DeepEqual(sleeps, want) {
+		t.Errorf("waits = %v, want %v", sleeps, want)
 	}
 }

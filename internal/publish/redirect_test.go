@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tokenpulse/tokenpulse/internal/retry"
 )
 
 // TestUploadFollowsNoRedirect: an S3 endpoint that redirects every
@@ -25,7 +27,7 @@ func TestUploadFollowsNoRedirect(t *testing.T) {
 	defer from.Close()
 	_, err := Upload(context.Background(), Dest{Bucket: "perf-runs", Prefix: "p"}, runDir(t), Options{
 		Endpoint: from.URL, AccessKeyID: "test-key", SecretAccessKey: "test-secret",
-		Getenv: func(string) string { return "" }, Attempts: 1,
+		Getenv: func(string) string { return "" }, Retry: retry.Policy{Attempts: 1},
 		sleep: func(context.Context, time.Duration) error { return nil },
 	})
 	if err == nil {

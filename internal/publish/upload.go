@@ -18,6 +18,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/tokenpulse/tokenpulse/internal/retry"
 )
 
 // Options tune Upload. The zero value reads everything from the
@@ -43,11 +45,10 @@ type Options struct {
 	// valid that long (at most 7 days), for private buckets. Otherwise
 	// ReportURL is the plain object URL.
 	PresignExpiry time.Duration
-	// Attempts is how many times a file is tried (default 5).
-	Attempts int
-	// Backoff is the wait before the second attempt; it doubles after each
-	// failed attempt, up to 30 s (default 1 s).
-	Backoff time.Duration
+	// Retry is how many times a file is tried and how long to wait between
+	// attempts; the zero Policy is retry's default (5 attempts, 1 s
+	// doubling up to 30 s).
+	Retry retry.Policy
 	// Progress, when set, is called after each file, uploaded or given up:
 	// done files of total so far, and the file's slash-separated name.
 	Progress func(done, total int, name string)
@@ -162,17 +163,10 @@ func Upload(ctx context.Context, dest Dest, dir string, opts Options) (*Result, 
 	if err != nil {
 		return nil, fmt.Errorf("publish to %s: %w", dest, err)
 	}
-	attempts := opts.Attempts
-	if attempts <= 0 {
-		attempts = 5
-	}
-	backoff := opts.Backoff
-	if backoff <= 0 {
-		backoff = time.Second
-	}
+	policy := opts.Retry.Resolved()
 	sleep := opts.sleep
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = retry.Sleep
 	}
 
 	res := &Result{Dest: dest}
@@ -182,7 +176,7 @@ func Upload(ctx context.Context, dest Dest, dir string, opts Options) (*Result, 
 			uerr.Failed = append(uerr.Failed, Failure{Name: name, Err: err})
 			continue
 		}
-		obj, tries, err := uploadFile(ctx, client, dest, dir, name, attempts, backoff, sleep)
+		obj, tries, err := uploadFile(ctx, client, dest, dir, name, policy, sleep)
 		if err != nil {
 			uerr.Failed = append(uerr.Failed, Failure{Name: name, Attempts: tries, Err: err})
 		} else {
@@ -210,7 +204,7 @@ func Upload(ctx context.Context, dest Dest, dir string, opts Options) (*Result, 
 	return res, nil
 }
 
-func uploadFile(ctx context.Context, client *minio.Client, dest Dest, dir, name string, attempts int, backoff time.Duration, sleep func(context.Context, time.Duration) error) (Object, int, error) {
+func uploadFile(ctx context.Context, client *minio.Client, dest Dest, dir, name string, policy retry.Policy, sleep func(context.Context, time.Duration) error) (Object, int, error) {
 	key := dest.Key(name)
 	ctype := ContentType(name)
 	var err error
@@ -220,13 +214,12 @@ func uploadFile(ctx context.Context, client *minio.Client, dest Dest, dir, name 
 		if err == nil {
 			return Object{Name: name, Key: key, Size: size, ContentType: ctype}, try, nil
 		}
-		if try >= attempts || !retryable(ctx, err) {
+		if !policy.Again(try) || !retryable(ctx, err) {
 			return Object{}, try, err
 		}
-		if serr := sleep(ctx, backoff); serr != nil {
+		if serr := sleep(ctx, policy.Wait(try)); serr != nil {
 			return Object{}, try, fmt.Errorf("%w (then: %w)", err, serr)
 		}
-		backoff = min(2*backoff, 30*time.Second)
 	}
 }
 
@@ -276,17 +269,6 @@ func retryable(ctx context.Context, err error) bool {
 		return true
 	}
 	return false
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // listFiles returns the slash-separated names of the regular files under

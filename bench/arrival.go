@@ -47,7 +47,8 @@ type Arrival struct {
 	Process string
 	// Rate is the target rate in requests per second (> 0).
 	Rate float64
-	// Burstiness is the gamma process's shape (> 0; 0 means 1).
+	// Burstiness is the gamma process's shape: > 0 with ArrivalGamma (1
+	// is Poisson), 0 with the others.
 	Burstiness float64
 	// Duration, when > 0, ends the schedule: every arrival before it,
 	// at most Max when Max > 0. Without it the schedule holds Max
@@ -76,7 +77,8 @@ func (a Arrival) Validate() error {
 	switch {
 	case !(a.Rate > 0) || math.IsInf(a.Rate, 0):
 		return fmt.Errorf("the rate must be a finite number of requests per second > 0, not %v", a.Rate)
-	case a.Burstiness < 0 || math.IsNaN(a.Burstiness) || math.IsInf(a.Burstiness, 0):
+	case a.Burstiness < 0 || math.IsNaN(a.Burstiness) || math.IsInf(a.Burstiness, 0),
+		a.Process == ArrivalGamma && a.Burstiness == 0:
 		return fmt.Errorf("the burstiness must be a finite number > 0, not %v", a.Burstiness)
 	case a.Burstiness != 0 && a.Process != ArrivalGamma:
 		return errors.New("the burstiness shapes the gamma arrival only")
@@ -113,9 +115,6 @@ func (a Arrival) Schedule(seed uint64) ([]time.Duration, error) {
 	}
 	rng := rand.New(rand.NewPCG(seed, ArrivalStream))
 	shape := a.Burstiness
-	if shape == 0 {
-		shape = 1
-	}
 	// Inter-arrivals of mean 1 in operational time.
 	next := func() float64 {
 		switch a.Process {

@@ -215,6 +215,9 @@ func TestArrivalValidate(t *testing.T) {
 		{Process: ArrivalPoisson, Rate: 1},
 		{Process: ArrivalPoisson, Rate: 1, Max: 1, Burstiness: 2},
 		{Process: ArrivalGamma, Rate: 1, Max: 1, Burstiness: -1},
+		// A gamma of shape 0 is no distribution: the CLI refused it and
+		// the library took it for 1 (Poisson).
+		{Process: ArrivalGamma, Rate: 1, Max: 1},
 		{Process: ArrivalPoisson, Rate: 1e6, Duration: time.Hour},
 		{Process: ArrivalPoisson, Rate: 1, Max: 1, Ramp: -time.Second},
 	} {

@@ -159,3 +159,30 @@ func TestBenchRateFlagsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchRateFlagsAreTheLibrarysRule: the open loop's values are
+// checked by bench.Arrival.Validate alone, so the CLI refuses what the
+// library refuses, with its words (the two disagreed on burstiness 0).
+func TestBenchRateFlagsAreTheLibrarysRule(t *testing.T) {
+	s := writeBenchSuite(t, "30s")
+	for _, tt := range []struct {
+		args []string
+		a    bench.Arrival
+	}{
+		{[]string{"--rate", "5", "--arrival", "gamma", "--burstiness", "0"}, bench.Arrival{Process: bench.ArrivalGamma, Rate: 5, Max: 5}},
+		{[]string{"--rate", "5", "--burstiness", "2"}, bench.Arrival{Process: bench.ArrivalPoisson, Rate: 5, Burstiness: 2, Max: 5}},
+		{[]string{"--rate", "5", "--arrival", "uniform"}, bench.Arrival{Process: "uniform", Rate: 5, Max: 5}},
+		{[]string{"--rate", "-1"}, bench.Arrival{Process: bench.ArrivalPoisson, Rate: -1, Max: 5}},
+		{[]string{"--rate", "5", "--ramp", "-1s"}, bench.Arrival{Process: bench.ArrivalPoisson, Rate: 5, Max: 5, Ramp: -time.Second}},
+	} {
+		want := tt.a.Validate()
+		if want == nil {
+			t.Fatalf("%+v: the library takes it", tt.a)
+		}
+		full := append([]string{"bench", "--url", "http://127.0.0.1:1", "--suite", s, "-n", "5", "--no-history", "-q", "--out", t.TempDir()}, tt.args...)
+		text, code := cliRun(t, full...)
+		if code != exitUsage || !strings.Contains(text, want.Error()) {
+			t.Errorf("%v: exit %d, %q; want %d with the library's %q", tt.args, code, text, exitUsage, want)
+		}
+	}
+}

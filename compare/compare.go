@@ -73,7 +73,6 @@ package compare
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -422,7 +421,7 @@ func compareScope(scope string, b, n []measure.View, opts Options) []Change {
 			Test: "mann-whitney, " + m.test}
 		bt, nt := m.sample(b), m.sample(n)
 		c.NBase, c.NNew = len(bt), len(nt)
-		finish(&c, opts.FloorMS, opts, func() float64 {
+		finish(&c, opts, func() float64 {
 			_, p := MannWhitney(bt, nt)
 			return p
 		})
@@ -430,37 +429,28 @@ func compareScope(scope string, b, n []measure.View, opts Options) []Change {
 	}
 	c := Change{Scope: scope, Metric: "errors.rate", Unit: "%", Base: 100 * bg.ErrorRate(), New: 100 * ng.ErrorRate(), P: 1,
 		Test: "fisher exact, error counts", NBase: bg.Requests, NNew: ng.Requests}
-	finish(&c, opts.FloorRatePP, opts, func() float64 {
+	finish(&c, opts, func() float64 {
 		return FisherExact(bg.Errors, bg.Requests-bg.Errors, ng.Errors, ng.Requests-ng.Errors)
 	})
 	return append(out, c)
 }
 
-// finish fills in the delta and the status of c; every metric here is
+// finish fills in the delta and the status of c by the per-request test
+// (run only when both sides have MinSamples values); every metric here is
 // worse when larger.
-func finish(c *Change, floor float64, opts Options, test func() float64) {
+func finish(c *Change, opts Options, test func() float64) {
 	c.Delta = c.New - c.Base
 	if c.Base != 0 {
 		c.Relative = c.Delta / c.Base
 	}
 	c.Tolerance = opts.ToleranceFor(c.Metric)
-	if c.NBase < opts.MinSamples || c.NNew < opts.MinSamples {
-		c.Status = StatusTooFew
-		return
+	e := evidence{tooFew: c.NBase < opts.MinSamples || c.NNew < opts.MinSamples,
+		delta: c.Delta, reference: c.Base, tolerance: c.Tolerance, floor: opts.floorFor(c.Unit)}
+	if !e.tooFew {
+		c.P = test()
+		e.significant = c.P < opts.Alpha
 	}
-	c.P = test()
-	if math.Abs(c.Delta) <= math.Max(c.Tolerance*math.Abs(c.Base), floor) {
-		c.Status = StatusWithin
-		return
-	}
-	switch {
-	case c.P >= opts.Alpha:
-		c.Status = StatusNotSignificant
-	case c.Delta > 0:
-		c.Status = StatusRegressed
-	default:
-		c.Status = StatusImproved
-	}
+	c.Status = decide(e)
 }
 
 // WriteText writes the report as a table: one line per scope and metric,

@@ -59,21 +59,17 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 			// per-request verdict, which says so by having no band.
 			continue
 		}
-		floor := opts.FloorMS
-		if c.Unit == "%" {
-			floor = opts.FloorRatePP
-		}
 		b := NoiseBand(vs, opts.BandAlpha)
 		c.Band = &b
 		c.Test = fmt.Sprintf("noise band, %d runs; %s", b.Runs, c.Test)
 		c.Tolerance = opts.ToleranceFor(c.Metric)
-		c.Status = bandStatus(c.New, b, c.Tolerance, floor)
-		if (c.Status == StatusRegressed || c.Status == StatusImproved) && c.P >= opts.Alpha {
-			// Beyond the band, but the requests of the two runs do not
-			// differ: the figure moved with the sample of requests (a
-			// category of a few), not with the target.
-			c.Status = StatusNotSignificant
-		}
+		// Beyond the band but with requests of the two runs that do not
+		// differ (c.P of the per-request test), the figure moved with the
+		// sample of requests (a category of a few), not with the target:
+		// not significant.
+		e := bandEvidence(c.New, b, c.Tolerance, opts.floorFor(c.Unit))
+		e.significant = c.P < opts.Alpha
+		c.Status = decide(e)
 	}
 	return rep
 }
@@ -100,21 +96,20 @@ func runFigures(run *runfile.Run) map[string]map[string]float64 {
 	return out
 }
 
-// bandStatus judges a figure v (worse when larger) against band b: a
-// regression above the band and worse than its centre by more than the
-// tolerance and the floor, an improvement the same way below it.
+// bandEvidence is the evidence of a figure v (worse when larger) against
+// its noise band b: its move from the band's centre, and whether it left
+// the band. The band alone counts as significant; Against adds the
+// per-request test's agreement.
+func bandEvidence(v float64, b runfile.Band, tolerance, floor float64) evidence {
+	return evidence{delta: v - b.Centre, reference: b.Centre, tolerance: tolerance, floor: floor,
+		inNoise: !(v > b.Hi || v < b.Lo), significant: true}
+}
+
+// bandStatus judges a figure v against band b alone: a regression above
+// the band and worse than its centre by more than the tolerance and the
+// floor, an improvement the same way below it.
 func bandStatus(v float64, b runfile.Band, tolerance, floor float64) Status {
-	d := v - b.Centre
-	practical := math.Abs(d) > math.Max(tolerance*math.Abs(b.Centre), floor)
-	switch {
-	case v > b.Hi && practical:
-		return StatusRegressed
-	case v < b.Lo && practical:
-		return StatusImproved
-	case v > b.Hi || v < b.Lo:
-		return StatusWithin
-	}
-	return StatusWithinNoise
+	return decide(bandEvidence(v, b, tolerance, floor))
 }
 
 // NoiseBand estimates the run-to-run spread of one figure from its values

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/tokenpulse/tokenpulse/repeats"
 )
@@ -43,29 +42,14 @@ func Repeats(base, cur *repeats.Set, opts Options) Report {
 		if c.Base != 0 {
 			c.Relative = c.Delta / c.Base
 		}
-		floor := 0.0
-		switch unit {
-		case "ms":
-			floor = opts.FloorMS
-		case "%":
-			floor = opts.FloorRatePP
+		_, _, p, ok := repeats.Welch(bf.Values, nf.Values)
+		e := evidence{tooFew: bf.N < MinRepeats || nf.N < MinRepeats || !ok,
+			delta: c.Delta, reference: c.Base, tolerance: c.Tolerance, floor: opts.floorFor(unit),
+			significant: p < opts.Alpha, higherIsBetter: higherIsBetter[name]}
+		if !e.tooFew {
+			c.P = p
 		}
-		worse := c.Delta > 0
-		if higherIsBetter[name] {
-			worse = c.Delta < 0
-		}
-		switch _, _, p, ok := repeats.Welch(bf.Values, nf.Values); {
-		case bf.N < MinRepeats || nf.N < MinRepeats || !ok:
-			c.Status = StatusTooFew
-		case math.Abs(c.Delta) <= math.Max(opts.Tolerance*math.Abs(c.Base), floor):
-			c.P, c.Status = p, StatusWithin
-		case p >= opts.Alpha:
-			c.P, c.Status = p, StatusNotSignificant
-		case worse:
-			c.P, c.Status = p, StatusRegressed
-		default:
-			c.P, c.Status = p, StatusImproved
-		}
+		c.Status = decide(e)
 		r.Changes = append(r.Changes, c)
 	}
 	if base.Suite != cur.Suite {

@@ -259,7 +259,7 @@ func (r Report) Rule() string {
 		return fmt.Sprintf("a regression is above the figure's noise band (its median over the last %d comparable runs + t·sd·√(1+1/%d), a one-sided %g%% prediction interval) and worse than that median by more than %s",
 			r.NoiseRuns, r.NoiseRuns, 100*(1-o.BandAlpha), tol)
 	case EvidenceRepeats:
-		return fmt.Sprintf("a regression is worse by more than %g%% (at least %g ms, %g pp for errors) with p < %g (%s)", o.Tolerance*100, o.FloorMS, o.FloorRatePP, o.Alpha, r.Method)
+		return fmt.Sprintf("a regression is worse by more than %s with p < %g (%s)", tol, o.Alpha, r.Method)
 	}
 	rule := fmt.Sprintf("a regression is worse than the base by more than %s with p < %g (Mann-Whitney U on one value per request; Fisher for errors)", tol, o.Alpha)
 	if r.NoiseWanted > 0 {
@@ -443,9 +443,9 @@ func finish(c *Change, opts Options, test func() float64) {
 	if c.Base != 0 {
 		c.Relative = c.Delta / c.Base
 	}
-	c.Tolerance = opts.ToleranceFor(c.Metric)
-	e := evidence{tooFew: c.NBase < opts.MinSamples || c.NNew < opts.MinSamples,
-		delta: c.Delta, reference: c.Base, tolerance: c.Tolerance, floor: opts.floorFor(c.Unit)}
+	e := opts.evidence(c.Metric, c.Unit, c.Delta, c.Base)
+	c.Tolerance = e.tolerance
+	e.tooFew = c.NBase < opts.MinSamples || c.NNew < opts.MinSamples
 	if !e.tooFew {
 		c.P = test()
 		e.significant = c.P < opts.Alpha

@@ -51,6 +51,14 @@ func decide(e evidence) Status {
 	return StatusImproved
 }
 
+// evidence starts the evidence of a change of the figure metric, in
+// unit, by delta from reference: its practical threshold is the one every
+// evidence holds a figure to, the tolerance of its kind
+// ([Options.ToleranceFor]) and the floor of its unit.
+func (o Options) evidence(metric, unit string, delta, reference float64) evidence {
+	return evidence{delta: delta, reference: reference, tolerance: o.ToleranceFor(metric), floor: o.floorFor(unit)}
+}
+
 // floorFor returns the floor of a figure in unit: FloorMS for times,
 // FloorRatePP for rates in percent, none for the others.
 func (o Options) floorFor(unit string) float64 {

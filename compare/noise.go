@@ -62,13 +62,13 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 		b := NoiseBand(vs, opts.BandAlpha)
 		c.Band = &b
 		c.Test = fmt.Sprintf("noise band, %d runs; %s", b.Runs, c.Test)
-		c.Tolerance = opts.ToleranceFor(c.Metric)
 		// Beyond the band but with requests of the two runs that do not
 		// differ (c.P of the per-request test), the figure moved with the
 		// sample of requests (a category of a few), not with the target:
 		// not significant.
-		e := bandEvidence(c.New, b, c.Tolerance, opts.floorFor(c.Unit))
-		e.significant = c.P < opts.Alpha
+		e := opts.evidence(c.Metric, c.Unit, c.New-b.Centre, b.Centre)
+		e.inNoise, e.significant = inBand(c.New, b), c.P < opts.Alpha
+		c.Tolerance = e.tolerance
 		c.Status = decide(e)
 	}
 	return rep
@@ -96,20 +96,16 @@ func runFigures(run *runfile.Run) map[string]map[string]float64 {
 	return out
 }
 
-// bandEvidence is the evidence of a figure v (worse when larger) against
-// its noise band b: its move from the band's centre, and whether it left
-// the band. The band alone counts as significant; Against adds the
-// per-request test's agreement.
-func bandEvidence(v float64, b runfile.Band, tolerance, floor float64) evidence {
-	return evidence{delta: v - b.Centre, reference: b.Centre, tolerance: tolerance, floor: floor,
-		inNoise: !(v > b.Hi || v < b.Lo), significant: true}
-}
+// inBand reports whether a figure v is inside its noise band b.
+func inBand(v float64, b runfile.Band) bool { return !(v > b.Hi || v < b.Lo) }
 
-// bandStatus judges a figure v against band b alone: a regression above
-// the band and worse than its centre by more than the tolerance and the
-// floor, an improvement the same way below it.
+// bandStatus judges a figure v (worse when larger) against band b alone,
+// as if the per-request test agreed: a regression above the band and
+// worse than its centre by more than the tolerance and the floor, an
+// improvement the same way below it.
 func bandStatus(v float64, b runfile.Band, tolerance, floor float64) Status {
-	return decide(bandEvidence(v, b, tolerance, floor))
+	return decide(evidence{delta: v - b.Centre, reference: b.Centre, tolerance: tolerance, floor: floor,
+		inNoise: inBand(v, b), significant: true})
 }
 
 // NoiseBand estimates the run-to-run spread of one figure from its values

@@ -21,8 +21,9 @@ var higherIsBetter = map[string]bool{"requests_per_s": true, "output_tokens_per_
 // a throughput, which a single run gives once: the run-to-run spread,
 // not the spread of requests within a run, is what another run of the
 // same configuration would vary by. A change is a regression when it is
-// worse by more than the tolerance (and the floor, for times and rates in
-// percent) and p < Alpha; requests/s, tokens/s and goodput are worse
+// worse by more than the tolerance of its kind ([Options.ToleranceFor],
+// as for a single run or a noise band) and the floor (for times and rates
+// in percent) and p < Alpha; requests/s, tokens/s and goodput are worse
 // when lower, every other figure when higher.
 func Repeats(base, cur *repeats.Set, opts Options) Report {
 	r := Report{Options: opts, Method: "welch t-test on the runs' figures (bench --repeat)", Evidence: EvidenceRepeats}
@@ -38,14 +39,14 @@ func Repeats(base, cur *repeats.Set, opts Options) Report {
 		c := Change{Scope: "overall", Metric: name, Unit: unit, Base: bf.Mean, New: nf.Mean, P: 1,
 			Test: "welch, run-level " + name, NBase: bf.N, NNew: nf.N}
 		c.Delta = c.New - c.Base
-		c.Tolerance = opts.Tolerance
 		if c.Base != 0 {
 			c.Relative = c.Delta / c.Base
 		}
 		_, _, p, ok := repeats.Welch(bf.Values, nf.Values)
-		e := evidence{tooFew: bf.N < MinRepeats || nf.N < MinRepeats || !ok,
-			delta: c.Delta, reference: c.Base, tolerance: c.Tolerance, floor: opts.floorFor(unit),
-			significant: p < opts.Alpha, higherIsBetter: higherIsBetter[name]}
+		e := opts.evidence(name, unit, c.Delta, c.Base)
+		c.Tolerance = e.tolerance
+		e.tooFew = bf.N < MinRepeats || nf.N < MinRepeats || !ok
+		e.significant, e.higherIsBetter = p < opts.Alpha, higherIsBetter[name]
 		if !e.tooFew {
 			c.P = p
 		}

@@ -48,3 +48,28 @@ func TestRepeatsDirection(t *testing.T) {
 		t.Errorf("one run a side: %v, want too few", got)
 	}
 }
+
+// TestRepeatsToleranceByKind: a p95 is held to the tail tolerance in a
+// comparison of repeats as in one of single runs or noise bands (Repeats
+// held every figure to the flat Tolerance: a significant +15 % of
+// ttft.p95 was a regression there and within tolerance everywhere else).
+func TestRepeatsToleranceByKind(t *testing.T) {
+	mk := func(vs []float64) *repeats.Set {
+		return &repeats.Set{Runs: make([]string, len(vs)), Figures: []repeats.Figure{
+			{Name: "ttft.p50", Unit: "ms", Values: vs, Summary: repeats.Summarize(vs)},
+			{Name: "ttft.p95", Unit: "ms", Values: vs, Summary: repeats.Summarize(vs)},
+		}}
+	}
+	base, cur := mk([]float64{100, 101, 99, 100}), mk([]float64{115, 116, 114, 115})
+	opts := DefaultOptions()
+	got := map[string]Change{}
+	for _, c := range Repeats(base, cur, opts).Changes {
+		got[c.Metric] = c
+	}
+	if c := got["ttft.p50"]; c.Status != StatusRegressed || c.Tolerance != opts.Tolerance {
+		t.Errorf("ttft.p50 +15%%: %q at tolerance %g, want %q at %g", c.Status, c.Tolerance, StatusRegressed, opts.Tolerance)
+	}
+	if c := got["ttft.p95"]; c.Status != StatusWithin || c.Tolerance != opts.ToleranceFor("ttft.p95") {
+		t.Errorf("ttft.p95 +15%%: %q at tolerance %g, want %q at %g", c.Status, c.Tolerance, StatusWithin, opts.ToleranceFor("ttft.p95"))
+	}
+}

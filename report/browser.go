@@ -175,7 +175,7 @@ func (t *textWriter) browser(r *runfile.Run) {
 		b = &runfile.Browser{Chromium: "Chromium"}
 	}
 	t.printf("\nwhat the eye sees (%s, CPU throttle %g×; model: %g Hz frames + %g ms batching, from arrivals; measured: paints in the page)\n",
-		b.Chromium, b.CPUThrottle, measure.Display(r).FrameHz, stats.Millis(int64(measure.Display(r).BatchNS)))
+		b.Chromium, b.CPUThrottle, measure.Display(r).FrameHz, measure.Display(r).BatchMS())
 	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for i, c := range v.Columns {
 		if i > 0 {

@@ -194,10 +194,8 @@ func methodology(r *runfile.Run) []docSection {
 	out = append(out, docSection{Title: "Hardware and model", Items: hw})
 
 	// Display model.
-	hz, batch := r.Config.FrameHz, r.Config.RenderBatchMS
-	if hz == 0 {
-		hz, batch = 60, 16
-	}
+	disp := measure.Display(r)
+	hz, batch := disp.FrameHz, disp.BatchMS()
 	out = append(out, docSection{Title: "Visible metrics", Paras: []string{fmt.Sprintf(
 		"Visible TTFT and visible gaps model what a reader sees: a token is painted at the first frame of a %s Hz display at or after its arrival plus the client's %s ms render batching window (frames counted from `t_start`). Visible gaps are the pauses between frames that showed new text. They are derived from the arrival times, not measured on a screen.",
 		strconv.FormatFloat(hz, 'g', -1, 64), strconv.FormatFloat(batch, 'g', -1, 64))}})

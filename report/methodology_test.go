@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
+	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 func TestMethodologyGolden(t *testing.T) {
@@ -65,5 +66,23 @@ func TestInlineHTML(t *testing.T) {
 	}
 	if got, want := string(inlineHTML("odd ` tick")), "odd ` tick"; got != want {
 		t.Errorf("inlineHTML with an unmatched backtick = %q, want %q", got, want)
+	}
+}
+
+// TestMethodologyDisplayIsTheModels: a run that names no display is
+// described with the display the visible metrics were derived on,
+// stats.DefaultDisplay (the methodology wrote its own 60 Hz and 16 ms).
+func TestMethodologyDisplayIsTheModels(t *testing.T) {
+	saved := stats.DefaultDisplay
+	t.Cleanup(func() { stats.DefaultDisplay = saved })
+	stats.DefaultDisplay = stats.Display{FrameHz: 120, BatchNS: 8_500_000}
+	run := reporttest.StallRun()
+	run.Config.FrameHz, run.Config.RenderBatchMS = 0, 0
+	var buf bytes.Buffer
+	if err := Methodology(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	if md := buf.String(); !strings.Contains(md, "a 120 Hz display") || !strings.Contains(md, "8.5 ms render batching") {
+		t.Errorf("methodology of a run without a display model does not name stats.DefaultDisplay (120 Hz, 8.5 ms):\n%s", md)
 	}
 }

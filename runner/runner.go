@@ -165,7 +165,7 @@ func New(s *Spec) (*runfile.Run, error) {
 		Tokenizer:     tokenizer,
 		Request:       s.Request,
 		FrameHz:       stats.DefaultDisplay.FrameHz,
-		RenderBatchMS: float64(stats.DefaultDisplay.BatchNS) / 1e6,
+		RenderBatchMS: stats.DefaultDisplay.BatchMS(),
 	}
 	if w.Arrival.Open() {
 		schedule, err := w.Schedule()

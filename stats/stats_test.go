@@ -96,3 +96,17 @@ func TestNearestIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestVisibleDefaultRate: a display without a rate takes DefaultDisplay's
+// (Visible wrote its own 60).
+func TestVisibleDefaultRate(t *testing.T) {
+	saved := DefaultDisplay
+	t.Cleanup(func() { DefaultDisplay = saved })
+	DefaultDisplay = Display{FrameHz: 100}
+	if got := (Display{}).Visible([]int64{1}); got[0] != 10_000_000 {
+		t.Errorf("visible at %d ns, want the first 100 Hz frame, 10 ms", got[0])
+	}
+	if ms := (Display{BatchNS: 16_500_000}).BatchMS(); ms != 16.5 {
+		t.Errorf("BatchMS = %v, want 16.5", ms)
+	}
+}

@@ -106,7 +106,7 @@ func maxTokens(r *runfile.Run) string {
 
 func arrival(r *runfile.Run) string {
 	switch r.Config.Arrival {
-	case "", "closed":
+	case "", runfile.ArrivalClosed:
 		return "closed loop"
 	}
 	return fmt.Sprintf("%s at %s/s", r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64))

@@ -6,23 +6,26 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
-// The arrival processes of an open loop ([Arrival.Process]).
+// The arrival processes of an open loop ([Arrival.Process]), runfile's
+// vocabulary.
 const (
 	// ArrivalClosed is the closed loop: no schedule, each of
 	// [Workload.Concurrency] workers sends its next request when its
 	// previous one ends.
-	ArrivalClosed = "closed"
+	ArrivalClosed = runfile.ArrivalClosed
 	// ArrivalPoisson: exponential inter-arrivals of mean 1/Rate.
-	ArrivalPoisson = "poisson"
+	ArrivalPoisson = runfile.ArrivalPoisson
 	// ArrivalGamma: gamma inter-arrivals of shape Burstiness and scale
 	// 1/(Rate·Burstiness), so of mean 1/Rate and coefficient of variation
 	// 1/√Burstiness (vLLM's benchmark_serving --burstiness): below 1
 	// burstier than Poisson, 1 is Poisson, above 1 steadier.
-	ArrivalGamma = "gamma"
+	ArrivalGamma = runfile.ArrivalGamma
 	// ArrivalConstant: exactly 1/Rate between arrivals.
-	ArrivalConstant = "constant"
+	ArrivalConstant = runfile.ArrivalConstant
 )
 
 // MaxScheduled bounds the requests one schedule may hold (a rate times a
@@ -44,7 +47,7 @@ const MaxScheduled = 1_000_000
 type Arrival struct {
 	// Process is ArrivalPoisson, ArrivalGamma or ArrivalConstant
 	// (ArrivalClosed and "" are the closed loop, no schedule).
-	Process string
+	Process runfile.Arrival
 	// Rate is the target rate in requests per second (> 0).
 	Rate float64
 	// Burstiness is the gamma process's shape: > 0 with ArrivalGamma (1
@@ -63,7 +66,7 @@ type Arrival struct {
 }
 
 // Open reports whether a describes an open loop (a schedule).
-func (a Arrival) Open() bool { return a.Process != "" && a.Process != ArrivalClosed }
+func (a Arrival) Open() bool { return a.Process.Open() }
 
 // Validate reports what makes a unusable.
 func (a Arrival) Validate() error {

@@ -197,7 +197,7 @@ func closedLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Reque
 			defer wg.Done()
 			for i := range next {
 				ask(ctx, cfg, cfg.Prompts[i], func(k int, _ time.Time, r runfile.Request) {
-					if ctx.Err() != nil && r.ErrorKind == "cancelled" {
+					if ctx.Err() != nil && r.ErrorKind == runfile.ErrorCancelled {
 						return // cut short by the run's end, not measured
 					}
 					j := first[i] + k
@@ -254,7 +254,7 @@ func (cfg Config) record(tr *stream.Trace) runfile.Request {
 	r := Record(tr)
 	if cfg.Tokens != nil && len(tr.TextEnds) == len(tr.TokenTimes) && len(tr.TokenTimes) > 0 {
 		r.TokenCounts = cfg.Tokens.PerEvent(tr.Text, tr.TextEnds)
-		r.TokenSource = "tokenizer"
+		r.TokenSource = runfile.TokensTokenizer
 		if tr.Usage == nil || tr.Usage.CompletionTokens == 0 {
 			r.OutputTokens = 0
 			for _, n := range r.TokenCounts {

@@ -61,7 +61,7 @@ dispatch:
 				if !p.Conversation() {
 					release() // free the slot before the record is kept
 				}
-				if ctx.Err() != nil && r.ErrorKind == "cancelled" {
+				if ctx.Err() != nil && r.ErrorKind == runfile.ErrorCancelled {
 					return // cut short by the run's end, not measured
 				}
 				start := r.StartedAt

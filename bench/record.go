@@ -30,12 +30,12 @@ func Record(t *stream.Trace) runfile.Request {
 	}
 	if t.Err != nil {
 		r.Error = t.Err.Error()
-		r.ErrorKind = string(t.Err.Kind)
+		r.ErrorKind = t.Err.Kind
 	}
 	if t.Usage != nil {
 		r.PromptTokens = t.Usage.PromptTokens
 		if t.Usage.CompletionTokens > 0 {
-			r.TokenSource = "usage"
+			r.TokenSource = runfile.TokensUsage
 		}
 	}
 	for i, at := range t.TokenTimes {

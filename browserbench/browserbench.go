@@ -276,7 +276,7 @@ func (s *Session) result(ctx context.Context, id string, p suite.Prompt) (runfil
 	rec, err := call[*record](tctx, "tokenpulse.result", true, id)
 	if err != nil {
 		if ctx.Err() == nil && tctx.Err() != nil {
-			return runfile.Request{RequestID: id, Category: p.Category, PromptID: p.ID, Error: "no answer within " + s.cfg.Timeout.String(), ErrorKind: "timeout"}, nil
+			return runfile.Request{RequestID: id, Category: p.Category, PromptID: p.ID, Error: "no answer within " + s.cfg.Timeout.String(), ErrorKind: runfile.ErrorTimeout}, nil
 		}
 		return runfile.Request{}, fmt.Errorf("read the page's record: %w", err)
 	}

@@ -130,7 +130,7 @@ func (s *Session) askPage(ctx context.Context, p suite.Prompt) (runfile.Request,
 	q := rec.request(s.info.ClockOffsetNS, s.cfg.CPUThrottle)
 	q.RequestID, q.Category, q.PromptID = newID(), p.Category, p.ID
 	if len(rec.Inserts) == 0 {
-		q.Error, q.ErrorKind = fmt.Sprintf("no text appeared in --output %s within %v", pg.Output, s.cfg.Timeout), "timeout"
+		q.Error, q.ErrorKind = fmt.Sprintf("no text appeared in --output %s within %v", pg.Output, s.cfg.Timeout), runfile.ErrorTimeout
 	}
 	return q, ctx.Err()
 }
@@ -151,7 +151,7 @@ type watched struct {
 func (w *watched) request(offset int64, throttle float64) runfile.Request {
 	since := func(t float64) int64 { return ms(t - w.T0) }
 	q := runfile.Request{StartedAt: time.Unix(0, offset+ms(w.T0)).UTC(), ContentEvents: len(w.Inserts),
-		OutputTokens: len(w.Inserts), TokenSource: "events"}
+		OutputTokens: len(w.Inserts), TokenSource: runfile.TokensEvents}
 	p := &runfile.Paint{Render: RenderPage, CPUThrottle: throttle, Trusted: w.Trusted}
 	k := 0
 	var last float64 = -1

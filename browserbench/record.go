@@ -13,31 +13,31 @@ import (
 // are the page's performance.now(), in ms; -1 when the moment did not
 // come.
 type record struct {
-	ID          string    `json:"id"`
-	T0          float64   `json:"t0"`
-	Trusted     bool      `json:"trusted"`
-	Render      string    `json:"render"`
-	FetchAt     float64   `json:"fetchAt"`
-	HeadersAt   float64   `json:"headersAt"`
-	FirstByteAt float64   `json:"firstByteAt"`
-	EndAt       float64   `json:"endAt"`
-	AbortedAt   float64   `json:"abortedAt"`
-	Status      int       `json:"status"`
-	Error       string    `json:"error"`
-	ErrorKind   string    `json:"errorKind"` // set by the relay's notice (overflow)
-	Finish      string    `json:"finish"`
-	Foreign     int       `json:"foreign"`
-	Dropped     int       `json:"dropped"`
-	Usage       *usage    `json:"usage"`
-	Timings     *timings  `json:"timings"`
-	Arrival     []float64 `json:"arrival"`
-	ServerNS    []float64 `json:"serverNS"`
-	Tokens      []int     `json:"tokens"`
-	Insert      []float64 `json:"insert"`
-	Paint       []float64 `json:"paint"`
-	PaintSource []string  `json:"paintSource"`
-	LongFrames  []span    `json:"longFrames"`
-	LongTasks   []span    `json:"longTasks"`
+	ID          string            `json:"id"`
+	T0          float64           `json:"t0"`
+	Trusted     bool              `json:"trusted"`
+	Render      string            `json:"render"`
+	FetchAt     float64           `json:"fetchAt"`
+	HeadersAt   float64           `json:"headersAt"`
+	FirstByteAt float64           `json:"firstByteAt"`
+	EndAt       float64           `json:"endAt"`
+	AbortedAt   float64           `json:"abortedAt"`
+	Status      int               `json:"status"`
+	Error       string            `json:"error"`
+	ErrorKind   runfile.ErrorKind `json:"errorKind"` // set by the relay's notice (overflow)
+	Finish      string            `json:"finish"`
+	Foreign     int               `json:"foreign"`
+	Dropped     int               `json:"dropped"`
+	Usage       *usage            `json:"usage"`
+	Timings     *timings          `json:"timings"`
+	Arrival     []float64         `json:"arrival"`
+	ServerNS    []float64         `json:"serverNS"`
+	Tokens      []int             `json:"tokens"`
+	Insert      []float64         `json:"insert"`
+	Paint       []float64         `json:"paint"`
+	PaintSource []string          `json:"paintSource"`
+	LongFrames  []span            `json:"longFrames"`
+	LongTasks   []span            `json:"longTasks"`
 }
 
 type usage struct {
@@ -91,15 +91,15 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 		q.Error, q.ErrorKind = r.Error, r.ErrorKind
 	case r.Error != "" && r.Status >= 300:
 		// 3xx: a redirect the relay did not follow (it names where it led).
-		q.Error, q.ErrorKind = r.Error, string(stream.KindHTTP)
+		q.Error, q.ErrorKind = r.Error, stream.KindHTTP
 	case r.Error != "":
-		q.Error, q.ErrorKind = r.Error, string(stream.KindCut)
+		q.Error, q.ErrorKind = r.Error, stream.KindCut
 		if strings.Contains(r.Error, "Failed to fetch") && r.Status == 0 {
-			q.ErrorKind = string(stream.KindConnect)
+			q.ErrorKind = stream.KindConnect
 		}
 	}
 	if r.Status == 0 && q.Error == "" && !q.Aborted {
-		q.Error, q.ErrorKind = "no response", string(stream.KindConnect)
+		q.Error, q.ErrorKind = "no response", stream.KindConnect
 	}
 	q.TokenTimesNS = make([]int64, len(r.Arrival))
 	for i, t := range r.Arrival {
@@ -127,7 +127,7 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 		for i, t := range r.ServerNS {
 			q.ServerTimesNS[i] = int64(t)
 		}
-		q.TokenSource = "server"
+		q.TokenSource = runfile.TokensServer
 		q.OutputTokens = sum
 		if batched {
 			q.TokenCounts = append([]int(nil), r.Tokens...)
@@ -136,11 +136,11 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 	if r.Usage != nil {
 		q.PromptTokens = r.Usage.PromptTokens
 		if !server {
-			q.OutputTokens, q.TokenSource = r.Usage.CompletionTokens, "usage"
+			q.OutputTokens, q.TokenSource = r.Usage.CompletionTokens, runfile.TokensUsage
 		}
 	}
 	if q.TokenSource == "" {
-		q.OutputTokens, q.TokenSource = len(r.Arrival), "events"
+		q.OutputTokens, q.TokenSource = len(r.Arrival), runfile.TokensEvents
 	}
 	if t := r.Timings; t != nil {
 		q.Server = &runfile.ServerTimings{QueueNS: t.QueueNS, PrefillNS: t.PrefillNS, DecodeNS: t.DecodeNS,

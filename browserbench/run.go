@@ -184,7 +184,7 @@ func (s *Session) rapidFire(ctx context.Context, first, follow suite.Prompt, ren
 		return fu, err
 	}
 	if !a.Aborted {
-		a.Error, a.ErrorKind = fmt.Sprintf("the answer ended before %d tokens were in the page, so it was not interrupted", after), "cut"
+		a.Error, a.ErrorKind = fmt.Sprintf("the answer ended before %d tokens were in the page, so it was not interrupted", after), runfile.ErrorCut
 	}
 	a.Aborted = true
 	stale := measure.StalePaints(&a, &b)

@@ -172,24 +172,25 @@ func (o Options) ToleranceFor(metric string) float64 {
 	return o.Tolerance
 }
 
-// Status is the judgement on one change (Change.Status).
-type Status = string
+// Status is the judgement on one change (Change.Status), runfile's
+// vocabulary.
+type Status = runfile.ChangeStatus
 
-// The statuses of a change.
+// The statuses of a change (runfile's).
 const (
 	// StatusRegressed: worse, beyond the tolerance and significant.
-	StatusRegressed Status = "regressed"
+	StatusRegressed = runfile.ChangeRegressed
 	// StatusImproved: better, beyond the tolerance and significant.
-	StatusImproved Status = "improved"
+	StatusImproved = runfile.ChangeImproved
 	// StatusWithin: the change is within the tolerance.
-	StatusWithin Status = "within tolerance"
+	StatusWithin = runfile.ChangeWithin
 	// StatusWithinNoise: the new figure is inside its noise band.
-	StatusWithinNoise Status = "within noise"
+	StatusWithinNoise = runfile.ChangeWithinNoise
 	// StatusNotSignificant: beyond the tolerance but the test cannot tell
 	// it from noise.
-	StatusNotSignificant Status = "not significant"
+	StatusNotSignificant = runfile.ChangeNotSignificant
 	// StatusTooFew: a side has fewer than MinSamples values.
-	StatusTooFew Status = "too few samples"
+	StatusTooFew = runfile.ChangeTooFew
 )
 
 // Change is one metric of one scope, base against new; it is the run

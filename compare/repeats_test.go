@@ -21,8 +21,8 @@ func TestRepeatsDirection(t *testing.T) {
 	base := set([]float64{100, 102, 98, 101}, []float64{10, 10.2, 9.9, 10.1})
 	worse := set([]float64{140, 143, 138, 141}, []float64{7, 7.1, 6.9, 7.05})
 	better := set([]float64{70, 71, 69, 70.5}, []float64{13, 13.1, 12.9, 13.2})
-	status := func(r Report) map[string]string {
-		m := map[string]string{}
+	status := func(r Report) map[string]Status {
+		m := map[string]Status{}
 		for _, c := range r.Changes {
 			m[c.Metric] = c.Status
 		}

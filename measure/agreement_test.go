@@ -31,7 +31,7 @@ func richRun(seed uint64) *runfile.Run {
 		q.PromptID = fmt.Sprintf("%s-%02d", q.Category, q.Index)
 		run.Requests = append(run.Requests, q)
 	}
-	stream := func(cat string, ttftMS, itlMS float64, events, perEvent int, source string) runfile.Request {
+	stream := func(cat string, ttftMS, itlMS float64, events, perEvent int, source runfile.TokenSource) runfile.Request {
 		q := runfile.Request{Category: cat, Status: 200, FinishReason: "stop"}
 		t := ttftMS
 		for i := range events {
@@ -48,7 +48,7 @@ func richRun(seed uint64) *runfile.Run {
 		q.ContentEvents = events
 		q.OutputTokens = events * perEvent
 		q.TokenSource = source
-		if source == "events" && perEvent > 1 {
+		if source == runfile.TokensEvents && perEvent > 1 {
 			q.TokenCounts = slices.Repeat([]int{perEvent}, events)
 		}
 		return q
@@ -61,12 +61,12 @@ func richRun(seed uint64) *runfile.Run {
 	add(w)
 	for i := range 36 {
 		cat := []string{"short", "long", "complex"}[i%3]
-		per, source := 1, "usage"
+		per, source := 1, runfile.TokensUsage
 		switch i % 4 {
 		case 1:
-			per, source = 4, "events" // per-event counts
+			per, source = 4, runfile.TokensEvents // per-event counts
 		case 2:
-			per, source = 3, "usage" // batched, total only
+			per, source = 3, runfile.TokensUsage // batched, total only
 		case 3:
 			source = "" // no count at all
 		}

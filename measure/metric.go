@@ -171,7 +171,7 @@ func Aggregate(views []View) runfile.Group {
 			if g.ErrorKinds == nil {
 				g.ErrorKinds = map[string]int{}
 			}
-			g.ErrorKinds[v.Req.ErrorKind]++
+			g.ErrorKinds[string(v.Req.ErrorKind)]++
 			continue
 		}
 		g.OutputTokens += v.OutputTokens

@@ -212,9 +212,9 @@ func tokens(q *runfile.Request) (int, Counting) {
 			}
 		}
 		return n, CountPerEvent
-	case q.TokenSource == "server" || q.TokenSource == "tokenizer" || len(q.ServerTimesNS) > 0:
+	case q.TokenSource == runfile.TokensServer || q.TokenSource == runfile.TokensTokenizer || len(q.ServerTimesNS) > 0:
 		return max(n, events), CountPerEvent
-	case q.TokenSource == "usage":
+	case q.TokenSource == runfile.TokensUsage:
 		return n, CountTotal
 	}
 	return max(n, events), CountEvents

@@ -299,11 +299,11 @@ func fmtBytes(b uint64) string {
 }
 
 // orDash returns s, or "-" when it is empty.
-func orDash(s string) string {
+func orDash[S ~string](s S) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return string(s)
 }
 
 // serverAccount states the server's own account of the warm requests

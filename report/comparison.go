@@ -103,7 +103,7 @@ func comparisonResult(c *runfile.Comparison) string {
 	}
 	tested := 0
 	for _, x := range c.Changes {
-		if x.Status != "too few samples" {
+		if x.Status != runfile.ChangeTooFew {
 			tested++
 		}
 	}
@@ -163,7 +163,7 @@ func changeLine(x runfile.Change) string {
 }
 
 func pValue(x runfile.Change) string {
-	if x.Status == "too few samples" {
+	if x.Status == runfile.ChangeTooFew {
 		return "-"
 	}
 	if x.P < 1e-4 {

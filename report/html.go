@@ -217,7 +217,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 				}
 				cv.Rows = append(cv.Rows, comparisonRowView{Regressed: x.Regressed(), Cells: []string{
 					x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit),
-					fmt.Sprintf("%+.2f%s", x.Delta, rel), bandCell(x), pValue(x), x.Status,
+					fmt.Sprintf("%+.2f%s", x.Delta, rel), bandCell(x), pValue(x), string(x.Status),
 				}})
 			}
 		}

@@ -165,13 +165,13 @@ func junitComparison(c *runfile.Comparison, main junitSuite) junitSuite {
 	}
 	for _, x := range c.Changes {
 		jc := junitCase{Name: x.Metric, Classname: "comparison." + x.Scope, Time: "0"}
-		line := changeLine(x) + ": " + x.Status
+		line := changeLine(x) + ": " + string(x.Status)
 		switch {
 		case x.Regressed():
 			s.Failures++
 			jc.Failure = &junitFailure{Message: "regression: " + changeLine(x), Type: "regression",
 				Text: line + "\n" + comparisonTitle(c) + "\n" + comparisonMethod(c) + " (" + x.Test + ")\n"}
-		case x.Status == "too few samples":
+		case x.Status == runfile.ChangeTooFew:
 			s.Skipped++
 			jc.Skipped = &junitSkipped{Message: fmt.Sprintf("too few samples to test (%d base, %d new)", x.NBase, x.NNew)}
 		default:

@@ -140,7 +140,7 @@ func methodology(r *runfile.Run) []docSection {
 	}
 	arrival := "closed loop"
 	switch r.Config.Arrival {
-	case "", "closed":
+	case "", runfile.ArrivalClosed:
 		arrival = fmt.Sprintf("closed loop with %d concurrent %s", max(r.Config.Concurrency, 1), pluralWord(max(r.Config.Concurrency, 1), "stream"))
 	default:
 		arrival = fmt.Sprintf("%s arrivals at %s requests/s (at most %d concurrent)", r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64), r.Config.Concurrency)
@@ -282,9 +282,10 @@ func tokenSources(m map[string]int) string {
 		return "no successful request"
 	}
 	var parts []string
-	for _, k := range []string{"usage", "events", "-"} {
+	usage, events := string(runfile.TokensUsage), string(runfile.TokensEvents)
+	for _, k := range []string{usage, events, "-"} {
 		if n := m[k]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, map[string]string{"usage": "from usage", "events": "counted from events", "-": "not recorded"}[k]))
+			parts = append(parts, fmt.Sprintf("%d %s", n, map[string]string{usage: "from usage", events: "counted from events", "-": "not recorded"}[k]))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -157,7 +157,7 @@ type Change struct {
 	NNew  int `json:"n_new"`
 	// Status is the judgement: "regressed", "improved", "within
 	// tolerance", "within noise", "not significant" or "too few samples".
-	Status string `json:"status"`
+	Status ChangeStatus `json:"status"`
 	// Band is the figure's run-to-run noise band, estimated from earlier
 	// comparable runs, when the verdict rests on one (nil otherwise).
 	Band *Band `json:"band,omitempty"`
@@ -184,7 +184,7 @@ type Band struct {
 }
 
 // Regressed reports whether the change is a regression.
-func (c Change) Regressed() bool { return c.Status == "regressed" }
+func (c Change) Regressed() bool { return c.Status == ChangeRegressed }
 
 // Tool names the program that wrote the run.
 type Tool struct {
@@ -245,7 +245,7 @@ type Config struct {
 	// process with Rate: "poisson", "gamma" (shape Burstiness) or
 	// "constant". In an open loop Concurrency is a ceiling on the
 	// requests in flight.
-	Arrival string `json:"arrival"`
+	Arrival Arrival `json:"arrival"`
 	// Burstiness is the gamma arrival's shape (1 is Poisson).
 	Burstiness float64 `json:"burstiness,omitempty"`
 	// DurationMS bounds an open loop's schedule (0: Requests arrivals);
@@ -307,8 +307,8 @@ type Request struct {
 	// Error is empty on success; otherwise the reason, and ErrorKind one
 	// of "http", "connect", "cut", "malformed", "timeout", "cancelled",
 	// "overflow".
-	Error     string `json:"error,omitempty"`
-	ErrorKind string `json:"error_kind,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 	// Retried is true when the request failed on a reused connection before
 	// any response byte and was sent again on a fresh one; times are from
 	// the retry's start.
@@ -334,10 +334,10 @@ type Request struct {
 	// OutputTokens is from the server's usage when given, otherwise the
 	// count of content tokens seen; TokenSource says which ("usage" or
 	// "events").
-	OutputTokens  int    `json:"output_tokens"`
-	TokenSource   string `json:"token_source,omitempty"`
-	PromptTokens  int    `json:"prompt_tokens,omitempty"`
-	ContentEvents int    `json:"content_events"`
+	OutputTokens  int         `json:"output_tokens"`
+	TokenSource   TokenSource `json:"token_source,omitempty"`
+	PromptTokens  int         `json:"prompt_tokens,omitempty"`
+	ContentEvents int         `json:"content_events"`
 	// ReasoningEvents counts content events that were reasoning deltas.
 	ReasoningEvents int `json:"reasoning_events,omitempty"`
 	// ForeignEvents counts events whose id named another request; they are
@@ -368,7 +368,7 @@ type Request struct {
 	// PromptTokenSource is "tokenizer" when PromptTokens was counted by
 	// bench --tokenizer (the server sent no usage.prompt_tokens); absent
 	// when the server counted them.
-	PromptTokenSource string `json:"prompt_token_source,omitempty"`
+	PromptTokenSource TokenSource `json:"prompt_token_source,omitempty"`
 }
 
 // ServerTimings is the server's split of a request, in ns.

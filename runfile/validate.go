@@ -191,7 +191,7 @@ func (q *Request) Validate() error {
 	}
 	// Counted from the events, the total is the events' count; the
 	// server's usage or a tokenizer may say otherwise.
-	if q.TokenSource == "events" && q.OutputTokens != sum {
+	if q.TokenSource == TokensEvents && q.OutputTokens != sum {
 		return fault("output_tokens", "%d, but its events (token_source \"events\") carry %d", q.OutputTokens, sum)
 	}
 	if s := q.Server; s != nil {

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -106,7 +105,7 @@ func Behind(rate, lagP99Ms float64) bool {
 // for, and the TTFT and E2E from t_start understate what a user arriving
 // on time waited (scheduled_ttft_ms holds that).
 func ScheduleWarnings(run *runfile.Run) []string {
-	if run.Config.Arrival == "" || run.Config.Arrival == bench.ArrivalClosed {
+	if !run.Config.Arrival.Open() {
 		return nil
 	}
 	var w []string

@@ -5,34 +5,35 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/api"
+	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
-// Kind classifies a failed request; the values are the run file's
-// error_kind.
-type Kind string
+// Kind classifies a failed request: the run file's error_kind, whose
+// vocabulary package runfile owns.
+type Kind = runfile.ErrorKind
 
-// The kinds of failure.
+// The kinds of failure, runfile's.
 const (
 	// KindHTTP: the server answered with an error status, or reported an
 	// error object inside the stream.
-	KindHTTP Kind = "http"
+	KindHTTP = runfile.ErrorHTTP
 	// KindConnect: no response came (refused, reset, closed before any
 	// response byte), or the request could not be built (an unknown API).
-	KindConnect Kind = "connect"
+	KindConnect = runfile.ErrorConnect
 	// KindCut: the stream ended without "[DONE]" or a finish reason.
-	KindCut Kind = "cut"
+	KindCut = runfile.ErrorCut
 	// KindMalformed: an event's data was not the JSON of a chunk, or the
 	// response was not an event stream.
-	KindMalformed Kind = "malformed"
+	KindMalformed = runfile.ErrorMalformed
 	// KindTimeout: the context's deadline (or the HTTP client's timeout)
 	// passed.
-	KindTimeout Kind = "timeout"
+	KindTimeout = runfile.ErrorTimeout
 	// KindCancelled: the context was cancelled.
-	KindCancelled Kind = "cancelled"
+	KindCancelled = runfile.ErrorCancelled
 	// KindOverflow: the response crossed one of the client's limits on
 	// what one request may receive (events, content events, bytes, the
 	// size of one event; see [Client.MaxEvents]); the message names it.
-	KindOverflow Kind = "overflow"
+	KindOverflow = runfile.ErrorOverflow
 )
 
 // Error is the failure of one request.

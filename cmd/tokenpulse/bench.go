@@ -321,10 +321,10 @@ func (f *benchFlags) workload(s *suite.Suite, cold bool, fs *pflag.FlagSet) benc
 		Concurrency: f.concurrency, Scenario: f.scenario,
 	}
 	if f.rate != 0 || fs.Changed("rate") {
-		w.Arrival = bench.Arrival{Process: f.arrival, Rate: f.rate, Duration: f.duration, Ramp: f.ramp}
+		w.Arrival = bench.Arrival{Process: runfile.Arrival(f.arrival), Rate: f.rate, Duration: f.duration, Ramp: f.ramp}
 		// --burstiness defaults to 1, the gamma's; the other processes
 		// get it only when given, for Arrival.Validate to refuse.
-		if f.arrival == bench.ArrivalGamma || fs.Changed("burstiness") {
+		if w.Arrival.Process == bench.ArrivalGamma || fs.Changed("burstiness") {
 			w.Arrival.Burstiness = f.burstiness
 		}
 		// With a duration, -n caps the schedule only when given.
@@ -416,7 +416,7 @@ func deadTarget(n int, target string) func(*runfile.Request) error {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if reached || r.OK() || r.ErrorKind != string(stream.KindConnect) {
+		if reached || r.OK() || r.ErrorKind != stream.KindConnect {
 			reached = true
 			return nil
 		}

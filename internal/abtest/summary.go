@@ -127,7 +127,7 @@ func (s Summary) WriteText(w io.Writer) error {
 		}
 		p, verdict := "-", "-"
 		if c, ok := s.change(metric); ok {
-			p, verdict = fmt.Sprintf("%.2g", c.P), c.Status
+			p, verdict = fmt.Sprintf("%.2g", c.P), string(c.Status)
 			switch c.Status {
 			case compare.StatusRegressed:
 				verdict = "B worse"

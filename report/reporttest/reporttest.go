@@ -68,7 +68,7 @@ func StallRun() *runfile.Run {
 		q := runfile.Request{
 			Index: i, RequestID: fmt.Sprintf("req-%04d", i), Category: category, PromptID: prompt,
 			Cold: cold, Warmup: warmup, Status: 200, StartedAt: start.Add(time.Duration(i) * 700 * time.Millisecond),
-			TokenSource: "events", FinishReason: "length", PromptTokens: 18,
+			TokenSource: runfile.TokensEvents, FinishReason: "length", PromptTokens: 18,
 		}
 		q.SentNS = int64(300_000 + rng.IntN(200_000))
 		q.HeadersNS = q.SentNS + int64(1_500_000+rng.IntN(1_000_000))

@@ -370,13 +370,11 @@ func differences(a, b *runfile.Run) string {
 	return strings.Join(d, ", ")
 }
 
-// metricSpec is one time metric: the scope figure shown and the
-// per-request sample its test runs on.
+// metricSpec is one time metric: the scope figure shown (one of
+// measure's headline figures) and the per-request sample its test runs
+// on.
 type metricSpec struct {
-	name string
-	// metric and stat name the scope's figure in its aggregate.
-	metric measure.Metric
-	stat   string
+	measure.Figure
 	// sample returns one value per successful request that has the metric.
 	sample func(views []measure.View) []float64
 	// test names the sample in Change.Test.
@@ -397,19 +395,13 @@ func perRequestStat(m measure.Metric, stat string) func([]measure.View) []float6
 }
 
 var timeMetrics = []metricSpec{
-	{"ttft.p50", measure.TTFT, "p50", perRequest(measure.TTFT), "per-request ttft"},
-	{"ttft.p95", measure.TTFT, "p95", perRequest(measure.TTFT), "per-request ttft"},
-	{"gap.p50", measure.Gap, "p50", perRequestStat(measure.Gap, "p50"), "per-request gap p50"},
-	{"gap.p95", measure.Gap, "p95", perRequestStat(measure.Gap, "p95"), "per-request gap p95"},
-	{"gap.max", measure.Gap, "max", perRequest(measure.MaxGap), "per-request max gap"},
-	{"tpot.mean", measure.TPOT, "mean", perRequest(measure.TPOT), "per-request tpot"},
-	{"e2e.p95", measure.E2E, "p95", perRequest(measure.E2E), "per-request e2e"},
-}
-
-// figure reads the metric's figure from a scope's aggregate.
-func (m metricSpec) figure(g runfile.Group) float64 {
-	v, _ := measure.Field(&g, m.metric).Field(m.stat)
-	return v
+	{measure.TTFTP50, perRequest(measure.TTFT), "per-request ttft"},
+	{measure.TTFTP95, perRequest(measure.TTFT), "per-request ttft"},
+	{measure.GapP50, perRequestStat(measure.Gap, "p50"), "per-request gap p50"},
+	{measure.GapP95, perRequestStat(measure.Gap, "p95"), "per-request gap p95"},
+	{measure.LongestStall, perRequest(measure.MaxGap), "per-request max gap"},
+	{measure.TPOTMean, perRequest(measure.TPOT), "per-request tpot"},
+	{measure.E2EP95, perRequest(measure.E2E), "per-request e2e"},
 }
 
 // compareScope compares one scope, given the views of its requests in
@@ -418,7 +410,7 @@ func compareScope(scope string, b, n []measure.View, opts Options) []Change {
 	bg, ng := measure.Aggregate(b), measure.Aggregate(n)
 	var out []Change
 	for _, m := range timeMetrics {
-		c := Change{Scope: scope, Metric: m.name, Unit: "ms", Base: m.figure(bg), New: m.figure(ng), P: 1,
+		c := Change{Scope: scope, Metric: m.Name, Unit: "ms", Base: m.Value(&bg), New: m.Value(&ng), P: 1,
 			Test: "mann-whitney, " + m.test}
 		bt, nt := m.sample(b), m.sample(n)
 		c.NBase, c.NNew = len(bt), len(nt)

@@ -87,8 +87,8 @@ func runFigures(run *runfile.Run) map[string]map[string]float64 {
 		g := measure.Aggregate(views)
 		fs := map[string]float64{"errors.rate": 100 * g.ErrorRate()}
 		for _, m := range timeMetrics {
-			if measure.Field(&g, m.metric).Count > 0 {
-				fs[m.name] = m.figure(g)
+			if v, ok := m.Of(&g); ok {
+				fs[m.Name] = v
 			}
 		}
 		out[s.String()] = fs

@@ -102,26 +102,16 @@ type figureDef struct {
 	get        func(run *runfile.Run) (float64, bool)
 }
 
-func dist(m measure.Metric, stat string) func(*runfile.Run) (float64, bool) {
-	return func(run *runfile.Run) (float64, bool) {
-		d := measure.Field(&run.Summary.Overall, m)
-		if d == nil || d.Count == 0 {
-			return 0, false
-		}
-		return d.Field(stat)
-	}
+// headline reads one of measure's headline figures from a run's overall
+// summary.
+func headline(f measure.Figure) figureDef {
+	return figureDef{f.Name, "ms", func(run *runfile.Run) (float64, bool) { return f.Of(&run.Summary.Overall) }}
 }
 
 // figures are the run-level figures a set summarises, as the run's
-// overall summary holds them.
-var figures = []figureDef{
-	{"ttft.p50", "ms", dist(measure.TTFT, "p50")},
-	{"ttft.p95", "ms", dist(measure.TTFT, "p95")},
-	{"gap.p50", "ms", dist(measure.Gap, "p50")},
-	{"gap.p95", "ms", dist(measure.Gap, "p95")},
-	{"gap.max", "ms", dist(measure.Gap, "max")},
-	{"tpot.mean", "ms", dist(measure.TPOT, "mean")},
-	{"e2e.p95", "ms", dist(measure.E2E, "p95")},
+// overall summary holds them: measure's headline figures, then the error
+// rate, the throughputs and goodput.
+var figures = append(headlines(), []figureDef{
 	{"errors.rate", "%", func(run *runfile.Run) (float64, bool) {
 		g := run.Summary.Overall
 		return 100 * g.ErrorRate(), g.Requests > 0
@@ -139,6 +129,14 @@ var figures = []figureDef{
 		}
 		return 100 * g.Share, true
 	}},
+}...)
+
+func headlines() []figureDef {
+	out := make([]figureDef, len(measure.Headlines))
+	for i, f := range measure.Headlines {
+		out[i] = headline(f)
+	}
+	return out
 }
 
 // Figures returns the names of the figures a set summarises, in order.

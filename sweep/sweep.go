@@ -116,7 +116,8 @@ func StepOf(load float64, dir string, run *runfile.Run) Step {
 	s := Step{
 		Load: load, Dir: dir, Requests: o.Requests, Errors: o.Errors,
 		AchievedPerS: o.RequestsPerS, OutputTokensPerS: o.OutputTokensPerS,
-		TTFTP50Ms: o.TTFTMs.P50, TTFTP95Ms: o.TTFTMs.P95, GapP95Ms: o.GapMs.P95, LongestStallMs: o.GapMs.Max,
+		TTFTP50Ms: measure.TTFTP50.Value(&o), TTFTP95Ms: measure.TTFTP95.Value(&o),
+		GapP95Ms: measure.GapP95.Value(&o), LongestStallMs: measure.LongestStall.Value(&o),
 		LagP99Ms: o.ScheduleLagMs.P99, SlotWaits: o.SlotWaits, Interrupted: run.Interrupted,
 	}
 	if g := run.Summary.Goodput; g != nil {

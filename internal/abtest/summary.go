@@ -11,6 +11,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/tokenpulse/tokenpulse/compare"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -62,9 +63,9 @@ func NewSide(label, path, runFile string, r *runfile.Run) Side {
 	}
 	o := r.Summary.Overall
 	s.Requests, s.Errors = o.Requests, o.Errors
-	s.TTFTP50MS, s.TTFTP95MS = o.TTFTMs.P50, o.TTFTMs.P95
-	s.TPOTMeanMS, s.TPOTP95MS = o.TPOTMs.Mean, o.TPOTMs.P95
-	s.GapP95MS, s.LongestStallMS = o.GapMs.P95, o.GapMs.Max
+	s.TTFTP50MS, s.TTFTP95MS = measure.TTFTP50.Value(&o), measure.TTFTP95.Value(&o)
+	s.TPOTMeanMS, s.TPOTP95MS = measure.TPOTMean.Value(&o), measure.TPOTP95.Value(&o)
+	s.GapP95MS, s.LongestStallMS = measure.GapP95.Value(&o), measure.LongestStall.Value(&o)
 	return s
 }
 

@@ -57,8 +57,8 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/tokenpulse/tokenpulse/baseline"
+	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
-	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // ErrNotFound is returned when no run matches.
@@ -389,17 +389,17 @@ type figures struct {
 
 func headline(run *runfile.Run) figures {
 	o := run.Summary.Overall
-	val := func(d stats.Distribution, v float64) *float64 {
-		if d.Count == 0 {
-			return nil
+	val := func(fig measure.Figure) *float64 {
+		if v, ok := fig.Of(&o); ok {
+			return &v
 		}
-		return &v
+		return nil
 	}
 	f := figures{
-		ttftP50: val(o.TTFTMs, o.TTFTMs.P50), ttftP95: val(o.TTFTMs, o.TTFTMs.P95),
-		gapP95: val(o.GapMs, o.GapMs.P95), gapMax: val(o.GapMs, o.GapMs.Max),
-		tpotMean: val(o.TPOTMs, o.TPOTMs.Mean), e2eP95: val(o.E2EMs, o.E2EMs.P95),
-		tpotP95:  val(o.TokenIntervalMs, o.TokenIntervalMs.P95),
+		ttftP50: val(measure.TTFTP50), ttftP95: val(measure.TTFTP95),
+		gapP95: val(measure.GapP95), gapMax: val(measure.LongestStall),
+		tpotMean: val(measure.TPOTMean), e2eP95: val(measure.E2EP95),
+		tpotP95:  val(measure.TPOTP95),
 		verdicts: len(run.Verdicts),
 	}
 	if g := run.Summary.Goodput; g != nil && g.Requests > 0 {

@@ -3,14 +3,12 @@ package runner_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/mock"
-	"github.com/tokenpulse/tokenpulse/internal/server"
 	"github.com/tokenpulse/tokenpulse/runner"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
@@ -72,19 +70,9 @@ categories:
 
 // startMock serves tokenpulse's mock on a loopback port.
 func startMock() (url string, stop func()) {
-	srv, err := server.New(mock.New(mock.Profile{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 6, TokensPerEvent: 1}, nil), server.Options{Parallel: 8})
+	url, stop, err := mock.Serve(mock.Profile{TTFT: 2 * time.Millisecond, ITL: time.Millisecond, Tokens: 6, TokensPerEvent: 1})
 	if err != nil {
 		panic(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	if err := srv.WarmUp(ctx); err != nil {
-		panic(err)
-	}
-	return "http://" + ln.Addr().String(), func() { cancel(); <-done }
+	return url, stop
 }

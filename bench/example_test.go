@@ -21,18 +21,12 @@ func ExampleRunWorkload() {
 	}
 	defer stop()
 
-	s, err := suite.Parse("mini", []byte(`
-name: mini
+	s, err := suite.Parse("two", []byte(`
+name: two
 language: en
 categories:
-  - name: short
-    weight: 1
-    max_tokens: 8
-    prompts:
-      - id: capital
-        text: What is the capital of France?
-      - id: colour
-        text: What colour is the sky?
+  - {name: facts, weight: 2, max_tokens: 8, prompts: [{id: sky, text: "What colour is the sky?"}]}
+  - {name: chat, weight: 1, max_tokens: 8, prompts: [{id: hello, text: "Say hello."}]}
 `))
 	if err != nil {
 		panic(err)

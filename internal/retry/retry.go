@@ -19,6 +19,8 @@ package retry
 import (
 	"context"
 	"time"
+
+	"github.com/tokenpulse/tokenpulse/clock"
 )
 
 // The defaults a zero Policy stands for.
@@ -79,14 +81,8 @@ func (p Policy) Wait(try int) time.Duration {
 	return min(d, p.MaxBackoff)
 }
 
-// Sleep waits d, or until ctx is done and then returns its error.
+// Sleep waits d, or until ctx is done and then returns its error (the
+// real clock's wait, package clock).
 func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return clock.Real{}.SleepUntil(ctx, time.Now().Add(d))
 }

@@ -15,8 +15,9 @@
 //
 // compare derives nothing itself. The scopes are package measure's
 // ([measure.Measured]: warm-up requests and those the client aborted on
-// purpose count nowhere), a scope is compared only when both runs have it
-// (a category on one side only is named in Report.Notes), and every figure
+// purpose count nowhere; then, for runs with conversations, each turn
+// [measure.Turn]), a scope is compared only when both runs have it (a
+// category or turn on one side only is named in Report.Notes), and every figure
 // shown is the one the run's summary shows for that scope
 // ([measure.Aggregate]): ttft.p95 is the summary's ttft_ms.p95, gap.p95
 // and gap.max are its gap_ms.p95 and .max (pooled over every gap),
@@ -218,7 +219,7 @@ type Report struct {
 	// Options are the options the changes were judged with.
 	Options Options `json:"options"`
 	// Changes has one entry per scope both runs have and per metric, in
-	// the order overall, cold, categories by name; within a scope
+	// the order overall, cold, categories by name, turns; within a scope
 	// ttft.p50, ttft.p95, gap.p50, gap.p95, gap.max, tpot.mean, e2e.p95,
 	// errors.rate.
 	Changes []Change `json:"changes"`
@@ -287,11 +288,22 @@ func side(run *runfile.Run) Side {
 	return Side{StartedAt: run.StartedAt, Target: run.Target.URL, Model: run.Target.Model, Device: run.Device.Key()}
 }
 
-// scopes returns the scopes to compare, the measured scopes both runs
-// have in the order measure.Measured gives them, and notes naming the
-// categories only one run has.
+// comparable returns the scopes of run that compare judges: the measured
+// scopes (measure.Measured) and then, for a run with conversations, each
+// turn (turn:1, turn:2, ...).
+func comparable(run *runfile.Run) []measure.Scope {
+	out := measure.Measured(run)
+	for _, k := range measure.Turns(run) {
+		out = append(out, measure.Turn(k))
+	}
+	return out
+}
+
+// scopes returns the scopes to compare, the comparable scopes both runs
+// have in the order comparable gives them, and notes naming the
+// categories and turns only one run has.
 func scopes(base, cur *runfile.Run) ([]measure.Scope, []string) {
-	bs, ns := measure.Measured(base), measure.Measured(cur)
+	bs, ns := comparable(base), comparable(cur)
 	inBase, inNew := map[measure.Scope]bool{}, map[measure.Scope]bool{}
 	for _, s := range bs {
 		inBase[s] = true
@@ -307,27 +319,34 @@ func scopes(base, cur *runfile.Run) ([]measure.Scope, []string) {
 			both = append(both, s)
 		case s.Kind == measure.KindCategory:
 			notes = append(notes, fmt.Sprintf("category %q is only in the base run", s.Category))
+		case s.Kind == measure.KindTurn:
+			notes = append(notes, fmt.Sprintf("%s is only in the base run", s))
 		}
 	}
 	for _, s := range ns {
-		if !inBase[s] && s.Kind == measure.KindCategory {
+		switch {
+		case inBase[s]:
+		case s.Kind == measure.KindCategory:
 			notes = append(notes, fmt.Sprintf("category %q is only in the new run", s.Category))
+		case s.Kind == measure.KindTurn:
+			notes = append(notes, fmt.Sprintf("%s is only in the new run", s))
 		}
 	}
 	sort.Strings(notes)
 	return dropWholeCategories(base, cur, both), notes
 }
 
-// dropWholeCategories leaves out a category scope that holds every
-// request of overall in both runs (a suite of one category): its changes
-// would be overall's again, tested twice.
+// dropWholeCategories leaves out a category or turn scope that holds
+// every request of overall in both runs (a suite of one category,
+// conversations of one turn): its changes would be overall's again,
+// tested twice.
 func dropWholeCategories(base, cur *runfile.Run, scopes []measure.Scope) []measure.Scope {
 	whole := func(run *runfile.Run, s measure.Scope) bool {
 		return len(measure.Views(run, s)) == len(measure.Views(run, measure.Overall))
 	}
 	out := scopes[:0:0]
 	for _, s := range scopes {
-		if s.Kind == measure.KindCategory && whole(base, s) && whole(cur, s) {
+		if (s.Kind == measure.KindCategory || s.Kind == measure.KindTurn) && whole(base, s) && whole(cur, s) {
 			continue
 		}
 		out = append(out, s)

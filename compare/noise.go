@@ -79,7 +79,7 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 // it.
 func runFigures(run *runfile.Run) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
-	for _, s := range measure.Measured(run) {
+	for _, s := range comparable(run) {
 		views := measure.Views(run, s)
 		if len(views) == 0 {
 			continue

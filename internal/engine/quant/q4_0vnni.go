@@ -78,14 +78,17 @@ func repackQ4_0x16(dst, src []byte, cols int) {
 	for g := 0; g+gb <= len(src); g += gb {
 		s, d := src[g:g+gb], dst[g:g+gb]
 		qs, ds := d[:256*nb], d[256*nb:]
-		for i := 0; i < q4x16Rows; i++ {
-			row := s[i*rb : (i+1)*rb]
-			for k := 0; k < nb; k++ {
-				b := row[k*q4_0Bytes : (k+1)*q4_0Bytes]
-				ds[32*k+2*i], ds[32*k+2*i+1] = b[0], b[1]
-				for p := 0; p < 4; p++ {
-					copy(qs[256*k+64*p+4*i:256*k+64*p+4*i+4], b[2+4*p:6+4*p])
-				}
+		for k := 0; k < nb; k++ {
+			q := (*[256]byte)(qs[256*k:])
+			dk := (*[32]byte)(ds[32*k:])
+			for i := 0; i < q4x16Rows; i++ {
+				b := (*[q4_0Bytes]byte)(s[i*rb+k*q4_0Bytes:])
+				dk[2*i], dk[2*i+1] = b[0], b[1]
+				le := binary.LittleEndian
+				le.PutUint32(q[4*i:], le.Uint32(b[2:]))
+				le.PutUint32(q[64+4*i:], le.Uint32(b[6:]))
+				le.PutUint32(q[128+4*i:], le.Uint32(b[10:]))
+				le.PutUint32(q[192+4*i:], le.Uint32(b[14:]))
 			}
 		}
 	}

@@ -197,3 +197,49 @@ func TestNoiseBandByHand(t *testing.T) {
 		t.Errorf("105 ms against %+v: %q, want %q (above the band, within the tolerance)", tight, got, StatusWithin)
 	}
 }
+
+// TestNoisyRunnerSparesTailsOnly: a run whose machine woke goroutines far
+// later than in the runs of the band has its worse tails and maxima
+// reported as "runner noisy", not as regressions; a slower median is
+// still a regression on the same noisy night, and on a quiet night the
+// same tail is one.
+func TestNoisyRunnerSparesTailsOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 5))
+	opts := DefaultOptions()
+	quiet := func(r *runfile.Run, p99 float64) *runfile.Run {
+		r.Machine = &runfile.MachineNoise{PeriodMs: 5, Samples: 1000, WakeLateP50Ms: 0.05, WakeLateP99Ms: p99, WakeLateMaxMs: 2 * p99}
+		return r
+	}
+	h := history(rng, opts.NoiseRuns)
+	for i, r := range h {
+		quiet(r, 0.2+0.02*float64(i))
+	}
+	// One 40 ms stall an answer: gap.max doubles, the mean gap moves 7 %.
+	stalls := noisyTarget{ttftMS: 150, itlMS: 20, stallMS: 40, stallEvery: 25}
+	statuses := func(rep Report) map[string]Status {
+		out := map[string]Status{}
+		for _, c := range rep.Changes {
+			if c.Scope == "overall" {
+				out[c.Metric] = c.Status
+			}
+		}
+		return out
+	}
+
+	onQuiet := Against(h, quiet(stalls.run(rng, 90), 0.25), opts)
+	if s := statuses(onQuiet); s["gap.max"] != StatusRegressed {
+		t.Fatalf("quiet night: gap.max %q, want %q", s["gap.max"], StatusRegressed)
+	}
+	onNoisy := Against(h, quiet(stalls.run(rng, 91), 12), opts)
+	s := statuses(onNoisy)
+	if s["gap.max"] != StatusNoisyRunner || onNoisy.Regressed() {
+		t.Errorf("noisy night: gap.max %q, regressions %v; want %q and none", s["gap.max"], onNoisy.Regressions(), StatusNoisyRunner)
+	}
+	if !contains(fmt.Sprint(onNoisy.Notes), "the runner was noisier") {
+		t.Errorf("notes %q do not say the runner was noisy", onNoisy.Notes)
+	}
+	slower := Against(h, quiet(noisyTarget{ttftMS: 150, itlMS: 30}.run(rng, 92), 12), opts)
+	if s := statuses(slower); s["tpot.mean"] != StatusRegressed {
+		t.Errorf("noisy night, TPOT +50%%: tpot.mean %q, want %q", s["tpot.mean"], StatusRegressed)
+	}
+}

@@ -186,6 +186,10 @@ const (
 	StatusWithin Status = "within tolerance"
 	// StatusWithinNoise: the new figure is inside its noise band.
 	StatusWithinNoise Status = "within noise"
+	// StatusNoisyRunner: a tail or a maximum above its band and its
+	// tolerance in a run whose machine was noisier than in the runs of
+	// the band (see Against): not a regression, and said so.
+	StatusNoisyRunner Status = "runner noisy"
 	// StatusNotSignificant: beyond the tolerance but the test cannot tell
 	// it from noise.
 	StatusNotSignificant Status = "not significant"
@@ -257,8 +261,8 @@ func (r Report) Rule() string {
 		o.Tolerance*100, o.ToleranceFor("x.p95")*100, o.ToleranceFor("x.max")*100, o.FloorMS, o.FloorRatePP)
 	switch r.Evidence {
 	case EvidenceBand:
-		return fmt.Sprintf("a regression is above the figure's noise band (its median over the last %d comparable runs + t·sd·√(1+1/%d), a one-sided %g%% prediction interval) and worse than that median by more than %s",
-			r.NoiseRuns, r.NoiseRuns, 100*(1-o.BandAlpha), tol)
+		return fmt.Sprintf("a regression is above the figure's noise band (its median over the last %d comparable runs + t·sd·√(1+1/%d), a one-sided %g%% prediction interval), worse than that median by more than %s, and seen per request (Mann-Whitney against the last run, p < %g); when the machine itself was noisier than in those runs (a sleeping goroutine's wake-up delay p99 above its band and %g ms), a worse p95 or maximum is reported as %q instead",
+			r.NoiseRuns, r.NoiseRuns, 100*(1-o.BandAlpha), tol, o.Alpha, MachineFloorMS, StatusNoisyRunner)
 	case EvidenceRepeats:
 		return fmt.Sprintf("a regression is worse by more than %g%% (at least %g ms, %g pp for errors) with p < %g (%s)", o.Tolerance*100, o.FloorMS, o.FloorRatePP, o.Alpha, r.Method)
 	}

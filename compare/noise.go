@@ -51,6 +51,10 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 		}
 	}
 	now := runFigures(cur)
+	noisy, why := noisierRunner(hist, cur, opts)
+	if noisy {
+		rep.Notes = append(rep.Notes, why)
+	}
 	for i := range rep.Changes {
 		c := &rep.Changes[i]
 		vs := figs[key(c.Scope, c.Metric)]
@@ -73,6 +77,9 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 			// differ: the figure moved with the sample of requests (a
 			// category of a few), not with the target.
 			c.Status = StatusNotSignificant
+		}
+		if c.Status == StatusRegressed && noisy && KindOf(c.Metric) != KindCentre {
+			c.Status = StatusNoisyRunner
 		}
 	}
 	return rep
@@ -166,4 +173,38 @@ func RegressionLine(c Change) string {
 		ev = fmt.Sprintf("noise band %s over %d runs", BandText(c.Band, c.Unit), c.Band.Runs)
 	}
 	return fmt.Sprintf("%s %s: %s → %s (%+.0f%%, %s)", c.Scope, c.Metric, num(c.Base, c.Unit), num(c.New, c.Unit), 100*c.Relative, ev)
+}
+
+// MachineFloorMS is the wake-up delay p99 below which a runner is never
+// called noisy, however far above its band: below a millisecond the
+// scheduler does not move a latency figure.
+const MachineFloorMS = 1.0
+
+// noisierRunner reports whether the machine that measured cur was
+// noisier than when it measured the runs of hist: its wake-up delay p99
+// (runfile.MachineNoise) above the noise band of theirs and above
+// MachineFloorMS. Then a tail or a maximum that moved says more about
+// the machine than about the target (a goroutine woken 20 ms late makes
+// a 20 ms gap, an early one never does), while a median or a mean moves
+// only when most requests did. why says so for the report.
+func noisierRunner(hist []*runfile.Run, cur *runfile.Run, opts Options) (noisy bool, why string) {
+	if cur.Machine == nil {
+		return false, ""
+	}
+	var p99s []float64
+	for _, h := range hist {
+		if h.Machine != nil {
+			p99s = append(p99s, h.Machine.WakeLateP99Ms)
+		}
+	}
+	if len(p99s) < len(hist) || len(p99s) < 2 {
+		return false, ""
+	}
+	b := NoiseBand(p99s, opts.BandAlpha)
+	v := cur.Machine.WakeLateP99Ms
+	if v <= b.Hi || v <= MachineFloorMS {
+		return false, ""
+	}
+	return true, fmt.Sprintf("the runner was noisier than in the last %d runs (a sleeping goroutine woke %.1f ms late at p99, band up to %.1f ms): a worse tail or maximum is reported as %q, not as a regression; medians and means were judged as usual",
+		len(p99s), v, b.Hi, StatusNoisyRunner)
 }

@@ -242,6 +242,7 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 	}
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
+	stopWatch := watchMachine(sleepFor)
 	res, stopped := execute(ctx, run, bench.Config{
 		Client:    s.Client,
 		MaxTokens: s.MaxTokens,
@@ -251,6 +252,7 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 		Tokens:    s.Tokens,
 		Journal:   journal,
 	}, w)
+	run.Machine = stopWatch()
 	restoreGC()
 	if stop != nil {
 		run.Profile = stop()

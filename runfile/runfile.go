@@ -69,6 +69,14 @@ type Run struct {
 	// Profile names the CPU profile taken during the run, in the run
 	// directory; nil when none was taken.
 	Profile *Profile `json:"profile,omitempty"`
+	// Shard is this process's part of a sharded run (bench --shard);
+	// nil for a whole run.
+	Shard *Shard `json:"shard,omitempty"`
+	// Merge says how a run was merged from its shards (tokenpulse
+	// merge); nil otherwise. Partial is true when a shard is missing or
+	// did not finish: the run is then smaller than the one configured.
+	Merge   *Merge `json:"merge,omitempty"`
+	Partial bool   `json:"partial,omitempty"`
 }
 
 // Profile is a CPU profile of the target taken during a run (pprof's

@@ -73,6 +73,14 @@ type Run struct {
 	// machine while the run lasted: the runner's own noise, apart from
 	// the target's (nil when not watched, as in runs before it existed).
 	Machine *MachineNoise `json:"machine_noise,omitempty"`
+	// Shard is this process's part of a sharded run (bench --shard);
+	// nil for a whole run.
+	Shard *Shard `json:"shard,omitempty"`
+	// Merge says how a run was merged from its shards (tokenpulse
+	// merge); nil otherwise. Partial is true when a shard is missing or
+	// did not finish: the run is then smaller than the one configured.
+	Merge   *Merge `json:"merge,omitempty"`
+	Partial bool   `json:"partial,omitempty"`
 }
 
 // Profile is a CPU profile of the target taken during a run (pprof's

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"strings"
 	"math"
 	"slices"
 
@@ -39,7 +40,7 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 		return rep
 	}
 	hist := history[:opts.NoiseRuns]
-	rep := Runs(hist[0], cur, opts)
+	rep := runs(hist[0], cur, opts)
 	rep.Evidence, rep.NoiseRuns, rep.NoiseWanted = EvidenceBand, len(hist), opts.NoiseRuns
 	figs := map[string][]float64{} // scope → metric → values, flattened
 	key := func(scope, metric string) string { return scope + "\x00" + metric }
@@ -51,10 +52,6 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 		}
 	}
 	now := runFigures(cur)
-	noisy, why := noisierRunner(hist, cur, opts)
-	if noisy {
-		rep.Notes = append(rep.Notes, why)
-	}
 	for i := range rep.Changes {
 		c := &rep.Changes[i]
 		vs := figs[key(c.Scope, c.Metric)]
@@ -78,9 +75,19 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 			// category of a few), not with the target.
 			c.Status = StatusNotSignificant
 		}
-		if c.Status == StatusRegressed && noisy && KindOf(c.Metric) != KindCentre {
+		if c.Status == StatusRegressed && explainedByRunner(c, c.New-b.Centre, cur) {
 			c.Status = StatusNoisyRunner
 		}
+	}
+	for i := range rep.Changes {
+		// A change without a band kept the per-request verdict.
+		c := &rep.Changes[i]
+		if c.Band == nil && c.Status == StatusRegressed && explainedByRunner(c, c.Delta, cur) {
+			c.Status = StatusNoisyRunner
+		}
+	}
+	if n := runnerNote(&rep, cur); n != "" {
+		rep.Notes = append(rep.Notes, n)
 	}
 	return rep
 }
@@ -175,36 +182,42 @@ func RegressionLine(c Change) string {
 	return fmt.Sprintf("%s %s: %s → %s (%+.0f%%, %s)", c.Scope, c.Metric, num(c.Base, c.Unit), num(c.New, c.Unit), 100*c.Relative, ev)
 }
 
-// MachineFloorMS is the wake-up delay p99 below which a runner is never
-// called noisy, however far above its band: below a millisecond the
-// scheduler does not move a latency figure.
-const MachineFloorMS = 1.0
-
-// noisierRunner reports whether the machine that measured cur was
-// noisier than when it measured the runs of hist: its wake-up delay p99
-// (runfile.MachineNoise) above the noise band of theirs and above
-// MachineFloorMS. Then a tail or a maximum that moved says more about
-// the machine than about the target (a goroutine woken 20 ms late makes
-// a 20 ms gap, an early one never does), while a median or a mean moves
-// only when most requests did. why says so for the report.
-func noisierRunner(hist []*runfile.Run, cur *runfile.Run, opts Options) (noisy bool, why string) {
-	if cur.Machine == nil {
-		return false, ""
+// explainedByRunner reports whether a worse tail or maximum c of cur is
+// within what the measuring machine's own delays during cur could make
+// (runfile.MachineNoise): a goroutine woken 20 ms late makes a 20 ms
+// longer gap, or a 20 ms later first token, whatever the target did. A
+// p95 that rose by no more than the wake-up lateness p99, or a maximum
+// by no more than the longest wake-up lateness, is then not a
+// regression but StatusNoisyRunner. excess is how much worse the figure
+// is than what it is held to (the band's centre, or the base). Medians,
+// means and the error rate are never explained away: one late wake-up
+// moves the tail of a run's gaps, not most of them.
+func explainedByRunner(c *Change, excess float64, cur *runfile.Run) bool {
+	m := cur.Machine
+	if m == nil || c.Unit != "ms" {
+		return false
 	}
-	var p99s []float64
-	for _, h := range hist {
-		if h.Machine != nil {
-			p99s = append(p99s, h.Machine.WakeLateP99Ms)
+	switch KindOf(c.Metric) {
+	case KindTail:
+		return excess <= m.WakeLateP99Ms
+	case KindExtreme:
+		return excess <= m.WakeLateMaxMs
+	}
+	return false
+}
+
+// runnerNote says, for a report, which changes the runner's noise
+// explained, or "" when none.
+func runnerNote(rep *Report, cur *runfile.Run) string {
+	var names []string
+	for _, c := range rep.Changes {
+		if c.Status == StatusNoisyRunner {
+			names = append(names, c.Scope+" "+c.Metric)
 		}
 	}
-	if len(p99s) < len(hist) || len(p99s) < 2 {
-		return false, ""
+	if len(names) == 0 || cur.Machine == nil {
+		return ""
 	}
-	b := NoiseBand(p99s, opts.BandAlpha)
-	v := cur.Machine.WakeLateP99Ms
-	if v <= b.Hi || v <= MachineFloorMS {
-		return false, ""
-	}
-	return true, fmt.Sprintf("the runner was noisier than in the last %d runs (a sleeping goroutine woke %.1f ms late at p99, band up to %.1f ms): a worse tail or maximum is reported as %q, not as a regression; medians and means were judged as usual",
-		len(p99s), v, b.Hi, StatusNoisyRunner)
+	return fmt.Sprintf("%s worse by no more than the runner's own delays during this run (a sleeping goroutine woke up to %.1f ms late, %.1f ms at p99): reported as %q, not as regressions",
+		strings.Join(names, ", "), cur.Machine.WakeLateMaxMs, cur.Machine.WakeLateP99Ms, StatusNoisyRunner)
 }

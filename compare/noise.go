@@ -2,9 +2,9 @@ package compare
 
 import (
 	"fmt"
-	"strings"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/repeats"

@@ -91,6 +91,13 @@ type Config struct {
 	Tokens *tokencount.Counter
 	// Journal, when set, gets each request as it finishes (see [Journal]).
 	Journal Journal
+	// StartAt, when set, holds the measured requests until this instant
+	// on Clock (after the cold and warm-up requests): the common start
+	// of a sharded run's processes (bench --start-at).
+	StartAt time.Time
+	// Began, when set, is told the instant on Clock the measured
+	// requests began (an open loop's schedule origin).
+	Began func(time.Time)
 }
 
 // Progress is the state of a run after a request completed.
@@ -167,6 +174,12 @@ func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
+	}
+	if !cfg.StartAt.IsZero() && cfg.clock().SleepUntil(ctx, cfg.StartAt) != nil {
+		return out, ctx.Err()
+	}
+	if cfg.Began != nil {
+		cfg.Began(cfg.clock().Now())
 	}
 	var done []runfile.Request
 	if cfg.Schedule != nil {

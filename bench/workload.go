@@ -46,10 +46,19 @@ type Workload struct {
 	// Requests arrivals (Arrival.Max is set from Requests); with one, the
 	// sample holds as many prompts as the schedule arrivals.
 	Arrival Arrival
+	// Shard, when it splits the workload (Count > 1), makes this the
+	// shard's part of it (see [Shard]): Requests, Concurrency and
+	// Arrival.Rate stay the whole run's.
+	Shard Shard
 }
 
-// Schedule returns the open loop's arrivals (nil for a closed loop).
+// Schedule returns the open loop's arrivals (nil for a closed loop): a
+// shard's own (see [Shard]).
 func (w Workload) Schedule() ([]time.Duration, error) {
+	if w.Shard.Sharded() {
+		p, err := w.Plan()
+		return p.Schedule, err
+	}
 	a := w.Arrival
 	if a.Duration == 0 && a.Max == 0 {
 		a.Max = w.Requests
@@ -72,6 +81,9 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("unknown scenario %q (want %q or none)", w.Scenario, ScenarioRapidFire)
 	case w.Scenario != "" && w.Arrival.Open():
 		return fmt.Errorf("the %s scenario paces itself: it takes no arrival rate", w.Scenario)
+	}
+	if err := w.validateShard(); err != nil {
+		return err
 	}
 	return w.Arrival.Validate()
 }
@@ -101,6 +113,14 @@ func (w Workload) Config(base Config) Config {
 		cfg.Prompts = w.Suite.Sample(len(cfg.Schedule), w.Seed)
 	}
 	cfg.Concurrency = w.Concurrency
+	if w.Shard.Sharded() {
+		// Validate has vetted the shard and the arrival.
+		p, _ := w.Plan()
+		cfg.Prompts, cfg.Schedule, cfg.Concurrency = p.Prompts, p.Schedule, p.Concurrency
+		if w.Shard.Index > 0 {
+			cfg.ColdPrompt = nil // the target's cold start is shard 0's
+		}
+	}
 	return cfg
 }
 

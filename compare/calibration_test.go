@@ -197,3 +197,52 @@ func TestNoiseBandByHand(t *testing.T) {
 		t.Errorf("105 ms against %+v: %q, want %q (above the band, within the tolerance)", tight, got, StatusWithin)
 	}
 }
+
+// TestNoisyRunnerSparesTailsOnly: a worse maximum by no more than the
+// longest delay the run's own machine put on a sleeping goroutine is
+// "runner noisy", not a regression; the same maximum on a quiet night is
+// one, and a slower mean on the noisy night is one too.
+func TestNoisyRunnerSparesTailsOnly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 5))
+	opts := DefaultOptions()
+	withMachine := func(r *runfile.Run, maxLate float64) *runfile.Run {
+		r.Machine = &runfile.MachineNoise{PeriodMs: 5, Samples: 1000, WakeLateP50Ms: 0.05, WakeLateP99Ms: maxLate / 4, WakeLateMaxMs: maxLate}
+		return r
+	}
+	h := history(rng, opts.NoiseRuns)
+	for _, r := range h {
+		withMachine(r, 2)
+	}
+	// One 40 ms stall an answer: gap.max doubles, the mean gap moves 7 %.
+	stalls := noisyTarget{ttftMS: 150, itlMS: 20, stallMS: 40, stallEvery: 25}
+	statuses := func(rep Report) map[string]Status {
+		out := map[string]Status{}
+		for _, c := range rep.Changes {
+			if c.Scope == "overall" {
+				out[c.Metric] = c.Status
+			}
+		}
+		return out
+	}
+
+	onQuiet := Against(h, withMachine(stalls.run(rng, 90), 2), opts)
+	if s := statuses(onQuiet); s["gap.max"] != StatusRegressed {
+		t.Fatalf("quiet night: gap.max %q, want %q", s["gap.max"], StatusRegressed)
+	}
+	onNoisy := Against(h, withMachine(stalls.run(rng, 91), 60), opts)
+	s := statuses(onNoisy)
+	if s["gap.max"] != StatusNoisyRunner || onNoisy.Regressed() {
+		t.Errorf("noisy night: gap.max %q, regressions %v; want %q and none", s["gap.max"], onNoisy.Regressions(), StatusNoisyRunner)
+	}
+	if !contains(fmt.Sprint(onNoisy.Notes), "worse by no more than the runner's own delays") {
+		t.Errorf("notes %q do not say the runner's delays explain it", onNoisy.Notes)
+	}
+	slower := Against(h, withMachine(noisyTarget{ttftMS: 150, itlMS: 30}.run(rng, 92), 60), opts)
+	if s := statuses(slower); s["tpot.mean"] != StatusRegressed {
+		t.Errorf("noisy night, TPOT +50%%: tpot.mean %q, want %q", s["tpot.mean"], StatusRegressed)
+	}
+	// Without a history (the per-request verdict) the same rule holds.
+	if s := statuses(Runs(h[0], withMachine(stalls.run(rng, 93), 60), opts)); s["gap.max"] != StatusNoisyRunner {
+		t.Errorf("no history, noisy night: gap.max %q, want %q", s["gap.max"], StatusNoisyRunner)
+	}
+}

@@ -187,6 +187,11 @@ const (
 	StatusWithin = runfile.ChangeWithin
 	// StatusWithinNoise: the new figure is inside its noise band.
 	StatusWithinNoise = runfile.ChangeWithinNoise
+	// StatusNoisyRunner: a p95 or a maximum worse beyond its tolerance
+	// (and its band), but by no more than the measuring machine's own
+	// wake-up delays during the run (runfile.MachineNoise): not a
+	// regression, and said so.
+	StatusNoisyRunner = runfile.ChangeNoisyRunner
 	// StatusNotSignificant: beyond the tolerance but the test cannot tell
 	// it from noise.
 	StatusNotSignificant = runfile.ChangeNotSignificant
@@ -258,8 +263,8 @@ func (r Report) Rule() string {
 		o.Tolerance*100, o.ToleranceFor("x.p95")*100, o.ToleranceFor("x.max")*100, o.FloorMS, o.FloorRatePP)
 	switch r.Evidence {
 	case EvidenceBand:
-		return fmt.Sprintf("a regression is above the figure's noise band (its median over the last %d comparable runs + t·sd·√(1+1/%d), a one-sided %g%% prediction interval) and worse than that median by more than %s",
-			r.NoiseRuns, r.NoiseRuns, 100*(1-o.BandAlpha), tol)
+		return fmt.Sprintf("a regression is above the figure's noise band (its median over the last %d comparable runs + t·sd·√(1+1/%d), a one-sided %g%% prediction interval), worse than that median by more than %s, and seen per request (Mann-Whitney against the last run, p < %g); a p95 or maximum worse by no more than the runner's own delays in this run (a sleeping goroutine's wake-up lateness p99, or its maximum) is reported as %q instead",
+			r.NoiseRuns, r.NoiseRuns, 100*(1-o.BandAlpha), tol, o.Alpha, StatusNoisyRunner)
 	case EvidenceRepeats:
 		return fmt.Sprintf("a regression is worse by more than %s with p < %g (%s)", tol, o.Alpha, r.Method)
 	}
@@ -358,6 +363,21 @@ func dropWholeCategories(base, cur *runfile.Run, scopes []measure.Scope) []measu
 // and the figures are package measure's: a figure equals the one the
 // run's summary (measure.Summarize) shows for that scope.
 func Runs(base, cur *runfile.Run, opts Options) Report {
+	rep := runs(base, cur, opts)
+	for i := range rep.Changes {
+		c := &rep.Changes[i]
+		if c.Status == StatusRegressed && explainedByRunner(c, c.Delta, cur) {
+			c.Status = StatusNoisyRunner
+		}
+	}
+	if n := runnerNote(&rep, cur); n != "" {
+		rep.Notes = append(rep.Notes, n)
+	}
+	return rep
+}
+
+// runs is Runs without the runner's noise taken into account.
+func runs(base, cur *runfile.Run, opts Options) Report {
 	if opts.MinSamples <= 0 {
 		opts.MinSamples = 1
 	}

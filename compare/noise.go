@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/repeats"
@@ -39,7 +40,7 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 		return rep
 	}
 	hist := history[:opts.NoiseRuns]
-	rep := Runs(hist[0], cur, opts)
+	rep := runs(hist[0], cur, opts)
 	rep.Evidence, rep.NoiseRuns, rep.NoiseWanted = EvidenceBand, len(hist), opts.NoiseRuns
 	figs := map[string][]float64{} // scope → metric → values, flattened
 	key := func(scope, metric string) string { return scope + "\x00" + metric }
@@ -70,6 +71,19 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 		e.inNoise, e.significant = inBand(c.New, b), c.P < opts.Alpha
 		c.Tolerance = e.tolerance
 		c.Status = decide(e)
+		if c.Status == StatusRegressed && explainedByRunner(c, c.New-b.Centre, cur) {
+			c.Status = StatusNoisyRunner
+		}
+	}
+	for i := range rep.Changes {
+		// A change without a band kept the per-request verdict.
+		c := &rep.Changes[i]
+		if c.Band == nil && c.Status == StatusRegressed && explainedByRunner(c, c.Delta, cur) {
+			c.Status = StatusNoisyRunner
+		}
+	}
+	if n := runnerNote(&rep, cur); n != "" {
+		rep.Notes = append(rep.Notes, n)
 	}
 	return rep
 }
@@ -157,4 +171,44 @@ func RegressionLine(c Change) string {
 		ev = fmt.Sprintf("noise band %s over %d runs", BandText(c.Band, c.Unit), c.Band.Runs)
 	}
 	return fmt.Sprintf("%s %s: %s → %s (%+.0f%%, %s)", c.Scope, c.Metric, num(c.Base, c.Unit), num(c.New, c.Unit), 100*c.Relative, ev)
+}
+
+// explainedByRunner reports whether a worse tail or maximum c of cur is
+// within what the measuring machine's own delays during cur could make
+// (runfile.MachineNoise): a goroutine woken 20 ms late makes a 20 ms
+// longer gap, or a 20 ms later first token, whatever the target did. A
+// p95 that rose by no more than the wake-up lateness p99, or a maximum
+// by no more than the longest wake-up lateness, is then not a
+// regression but StatusNoisyRunner. excess is how much worse the figure
+// is than what it is held to (the band's centre, or the base). Medians,
+// means and the error rate are never explained away: one late wake-up
+// moves the tail of a run's gaps, not most of them.
+func explainedByRunner(c *Change, excess float64, cur *runfile.Run) bool {
+	m := cur.Machine
+	if m == nil || c.Unit != "ms" {
+		return false
+	}
+	switch KindOf(c.Metric) {
+	case KindTail:
+		return excess <= m.WakeLateP99Ms
+	case KindExtreme:
+		return excess <= m.WakeLateMaxMs
+	}
+	return false
+}
+
+// runnerNote says, for a report, which changes the runner's noise
+// explained, or "" when none.
+func runnerNote(rep *Report, cur *runfile.Run) string {
+	var names []string
+	for _, c := range rep.Changes {
+		if c.Status == StatusNoisyRunner {
+			names = append(names, c.Scope+" "+c.Metric)
+		}
+	}
+	if len(names) == 0 || cur.Machine == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s worse by no more than the runner's own delays during this run (a sleeping goroutine woke up to %.1f ms late, %.1f ms at p99): reported as %q, not as regressions",
+		strings.Join(names, ", "), cur.Machine.WakeLateMaxMs, cur.Machine.WakeLateP99Ms, StatusNoisyRunner)
 }

@@ -45,13 +45,17 @@ func verdictHeadline(r *runfile.Run) string {
 	var s string
 	switch {
 	case n > 0:
-		s = fmt.Sprintf("%d of %d thresholds crossed", n, len(r.Verdicts))
+		s = fmt.Sprintf("%d of %s crossed", n, plural(len(r.Verdicts), "threshold"))
+	case judged == 0 && len(r.Verdicts) == 1:
+		return "the threshold was not judged (no data)"
 	case judged == 0:
 		return fmt.Sprintf("none of %d thresholds judged (no data)", len(r.Verdicts))
+	case skipped == 0 && len(r.Verdicts) == 1:
+		s = "the threshold held"
 	case skipped == 0:
 		s = fmt.Sprintf("all %d thresholds held", len(r.Verdicts))
 	default:
-		s = fmt.Sprintf("%d of %d thresholds held", judged, len(r.Verdicts))
+		s = fmt.Sprintf("%d of %s held", judged, plural(len(r.Verdicts), "threshold"))
 	}
 	if skipped > 0 {
 		s += fmt.Sprintf(", %d not judged (no data)", skipped)

@@ -97,7 +97,7 @@ func TestHTMLBannerWhenNothingWasJudged(t *testing.T) {
 	r := reporttest.StallRun()
 	r.Verdicts = []runfile.Verdict{{Rule: "ttft.p95 < 1s", Scope: "overall", Limit: 1000, Unit: "ms", NoData: "no data: all 11 requests of overall failed"}}
 	_, html, _, _ := render(t, r)
-	if strings.Contains(html, "PASS:") || !strings.Contains(html, "NOT JUDGED: none of 1 thresholds judged (no data)") {
+	if strings.Contains(html, "PASS:") || !strings.Contains(html, "NOT JUDGED: the threshold was not judged (no data)") {
 		t.Errorf("a run with no rule judged shows a pass banner")
 	}
 }
@@ -204,5 +204,17 @@ func TestPerEventAndPerTokenLabels(t *testing.T) {
 	text, html, _, _ = render(t, r)
 	if strings.Contains(text, "no token counts") || strings.Contains(html, "no token counts") {
 		t.Errorf("a run with token counts is said to have none")
+	}
+}
+
+// TestVerdictHeadlineGrammar: one threshold is not "all 1 thresholds".
+func TestVerdictHeadlineGrammar(t *testing.T) {
+	one := &runfile.Run{Verdicts: []runfile.Verdict{{Rule: "ttft.p95 < 1s", Passed: true}}}
+	if got := verdictHeadline(one); got != "the threshold held" {
+		t.Errorf("one threshold held: %q", got)
+	}
+	one.Verdicts[0].Passed = false
+	if got := verdictHeadline(one); got != "1 of 1 threshold crossed" {
+		t.Errorf("one threshold crossed: %q", got)
 	}
 }

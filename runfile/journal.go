@@ -73,6 +73,9 @@ type JournalHeader struct {
 	// ExperienceYAML is the experience mapping (bench --experience) when
 	// it is not the shipped one.
 	ExperienceYAML string `json:"experience_yaml,omitempty"`
+	// Shard is the shard of a sharded run (before its measured requests
+	// began: no MeasuredAt yet).
+	Shard *Shard `json:"shard,omitempty"`
 }
 
 // JournalEntry is one finished request.
@@ -333,6 +336,7 @@ func (j *Journal) Run() *Run {
 		Device:        h.Device,
 		Config:        h.Config,
 		ColdStart:     h.ColdStart,
+		Shard:         h.Shard,
 		Requests:      []Request{},
 	}
 	es := append([]JournalEntry(nil), j.Entries...)

@@ -69,6 +69,18 @@ type Run struct {
 	// Profile names the CPU profile taken during the run, in the run
 	// directory; nil when none was taken.
 	Profile *Profile `json:"profile,omitempty"`
+	// Machine is how late a sleeping goroutine woke on the measuring
+	// machine while the run lasted: the runner's own noise, apart from
+	// the target's (nil when not watched, as in runs before it existed).
+	Machine *MachineNoise `json:"machine_noise,omitempty"`
+	// Shard is this process's part of a sharded run (bench --shard);
+	// nil for a whole run.
+	Shard *Shard `json:"shard,omitempty"`
+	// Merge says how a run was merged from its shards (tokenpulse
+	// merge); nil otherwise. Partial is true when a shard is missing or
+	// did not finish: the run is then smaller than the one configured.
+	Merge   *Merge `json:"merge,omitempty"`
+	Partial bool   `json:"partial,omitempty"`
 }
 
 // Profile is a CPU profile of the target taken during a run (pprof's
@@ -867,4 +879,15 @@ func WriteJSON(path string, v any) error {
 		return errors.Join(werr, cerr)
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// MachineNoise is how late a goroutine sleeping PeriodMs at a time woke
+// during a run, in milliseconds past the period: the scheduling delay of
+// the measuring machine, which other work on it raises.
+type MachineNoise struct {
+	PeriodMs      float64 `json:"period_ms"`
+	Samples       int     `json:"samples"`
+	WakeLateP50Ms float64 `json:"wake_late_p50_ms"`
+	WakeLateP99Ms float64 `json:"wake_late_p99_ms"`
+	WakeLateMaxMs float64 `json:"wake_late_max_ms"`
 }

@@ -82,6 +82,10 @@ const (
 	ChangeWithin ChangeStatus = "within tolerance"
 	// ChangeWithinNoise: the new figure is inside its noise band.
 	ChangeWithinNoise ChangeStatus = "within noise"
+	// ChangeNoisyRunner: a p95 or a maximum worse beyond its tolerance,
+	// but by no more than the measuring machine's own wake-up delays
+	// during the run (MachineNoise): not a regression.
+	ChangeNoisyRunner ChangeStatus = "runner noisy"
 	// ChangeNotSignificant: beyond the tolerance, but the test cannot
 	// tell it from noise.
 	ChangeNotSignificant ChangeStatus = "not significant"

@@ -52,11 +52,7 @@ func finish(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet, unmeasured st
 // rules its header recorded, with warnings that say it was rebuilt.
 func Rebuild(j *runfile.Journal) (*runfile.Run, error) {
 	run := j.Run()
-	s := &suite.Suite{Name: run.Config.Suite}
-	for _, c := range slices.Sorted(maps.Keys(run.Config.SuiteThresholds)) {
-		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c]})
-	}
-	rules, err := gate.Recorded(run.Device.Tier, j.Header.TierThresholds, j.Header.ExperienceYAML)
+	s, rules, err := recorded(run, j.Header.TierThresholds, j.Header.ExperienceYAML)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", j.Path, err)
 	}
@@ -67,6 +63,33 @@ func Rebuild(j *runfile.Journal) (*runfile.Run, error) {
 	}
 	finish(run, s, rules, unmeasuredInJournal, nil)
 	return run, nil
+}
+
+// recorded returns the suite and the rules a run records: its
+// categories' thresholds (config.suite_thresholds), and the device
+// tier's thresholds and the experience mapping as bench recorded them
+// (the journal's header, a shard's block).
+func recorded(run *runfile.Run, tierThresholds []string, experienceYAML string) (*suite.Suite, *gate.RuleSet, error) {
+	s := &suite.Suite{Name: run.Config.Suite}
+	for _, c := range slices.Sorted(maps.Keys(run.Config.SuiteThresholds)) {
+		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c]})
+	}
+	rules, err := gate.Recorded(run.Device.Tier, tierThresholds, experienceYAML)
+	return s, rules, err
+}
+
+// FinishRecorded finishes a run assembled from other records (tokenpulse
+// merge: the shards' requests) as [Finish] would: summarised, warned of
+// (notes first) and judged by the rules it records (see [recorded]):
+// config.thresholds, config.suite_thresholds, and tierThresholds and
+// experienceYAML as bench recorded them.
+func FinishRecorded(run *runfile.Run, tierThresholds []string, experienceYAML string, notes []string) error {
+	s, rules, err := recorded(run, tierThresholds, experienceYAML)
+	if err != nil {
+		return err
+	}
+	finish(run, s, rules, unmeasuredInRun, notes)
+	return nil
 }
 
 // Warnings are what a summarised run warns of by itself: that it was

@@ -93,6 +93,10 @@ type Spec struct {
 	Log io.Writer
 	// Now is the clock of the run's start and end (nil: time.Now).
 	Now func() time.Time
+	// StartAt, when set, holds the measured requests until this
+	// wall-clock instant (bench --start-at: the common start of a sharded
+	// run's shards); the run's shard block records how late they began.
+	StartAt time.Time
 }
 
 // Result is a measured run.
@@ -177,7 +181,45 @@ func New(s *Spec) (*runfile.Run, error) {
 		run.Config.DurationMS, run.Config.RampMS = a.Duration.Milliseconds(), a.Ramp.Milliseconds()
 		run.Config.Requests = len(schedule)
 	}
+	if w.Shard.Sharded() {
+		if err := shardOf(run, s, w); err != nil {
+			return nil, err
+		}
+	}
 	return run, nil
+}
+
+// shardOf records the shard of a sharded workload w in run: config holds
+// the whole run's requests, the shard block this shard's part, the
+// common start and what judging the merged run needs.
+func shardOf(run *runfile.Run, s *Spec, w bench.Workload) error {
+	p, err := w.Plan()
+	if err != nil {
+		return err
+	}
+	run.Config.Requests = p.Total
+	rules := s.rules()
+	run.Shard = &runfile.Shard{
+		Index: w.Shard.Index, Count: w.Shard.Count, Requests: p.Requests, Concurrency: p.Concurrency,
+		TierThresholds: rules.TierTexts(), ExperienceYAML: rules.ExperienceYAML,
+	}
+	if !s.StartAt.IsZero() {
+		at := s.StartAt.UTC()
+		run.Shard.StartAt = &at
+	}
+	return nil
+}
+
+// began records in run's shard block the instant its measured requests
+// began, and how late that was.
+func began(run *runfile.Run, at time.Time) {
+	if run.Shard == nil {
+		return
+	}
+	run.Shard.MeasuredAt = at.Round(0).UTC()
+	if run.Shard.StartAt != nil {
+		run.Shard.StartLateNS = int64(at.Round(0).Sub(*run.Shard.StartAt))
+	}
 }
 
 // JournalHeader is the journal's first line for run, made before its
@@ -197,6 +239,7 @@ func JournalHeader(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet) runfil
 		SchemaVersion: run.SchemaVersion, Tool: run.Tool, StartedAt: run.StartedAt, CommandLine: run.CommandLine,
 		Target: run.Target, Device: run.Device, Config: cfg, ColdStart: run.ColdStart,
 		TierThresholds: rules.TierTexts(), ExperienceYAML: rules.ExperienceYAML,
+		Shard: run.Shard,
 	}
 }
 
@@ -242,6 +285,7 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 	}
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
+	stopWatch := watchMachine(sleepFor)
 	res, stopped := execute(ctx, run, bench.Config{
 		Client:    s.Client,
 		MaxTokens: s.MaxTokens,
@@ -250,7 +294,10 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 		Fatal:     s.Fatal,
 		Tokens:    s.Tokens,
 		Journal:   journal,
+		StartAt:   s.StartAt,
+		Began:     func(at time.Time) { began(run, at) },
 	}, w)
+	run.Machine = stopWatch()
 	restoreGC()
 	if stop != nil {
 		run.Profile = stop()

@@ -78,6 +78,7 @@ type benchFlags struct {
 	profile  profileFlags
 	ab       abFlags
 	browser  browserFlags
+	shard    shardFlags
 }
 
 func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
@@ -148,11 +149,15 @@ measured is still written).`,
 	f.profile.register(fl)
 	f.ab.register(fl)
 	f.browser.register(fl)
+	f.shard.register(fl)
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if f.ab.modelB != "" {
+		if f.shard.shard != "" || f.shard.shards != 0 {
+			return usageErr(errors.New("the A/B (--model-b) cannot be sharded"))
+		}
 		return runAB(cmd, f)
 	}
 	plan, err := planBench(cmd.Flags(), f)
@@ -318,7 +323,7 @@ const defaultCeiling = 256
 func (f *benchFlags) workload(s *suite.Suite, cold bool, fs *pflag.FlagSet) bench.Workload {
 	w := bench.Workload{
 		Suite: s, Requests: f.requests, Warmup: f.warmup, Cold: cold, Seed: f.seed,
-		Concurrency: f.concurrency, Scenario: f.scenario,
+		Concurrency: f.concurrency, Scenario: f.scenario, Shard: f.shard.part,
 	}
 	if f.rate != 0 || fs.Changed("rate") {
 		w.Arrival = bench.Arrival{Process: runfile.Arrival(f.arrival), Rate: f.rate, Duration: f.duration, Ramp: f.ramp}

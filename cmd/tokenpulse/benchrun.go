@@ -45,6 +45,12 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	if err := f.browser.validate(fs, f); err != nil {
 		return nil, usageErr(err)
 	}
+	if err := f.shard.resolve(os.Getenv); err != nil {
+		return nil, usageErr(err)
+	}
+	if err := f.shard.checkWith(f); err != nil {
+		return nil, usageErr(err)
+	}
 	reqOpts, err := f.requestOptions(fs)
 	if err != nil {
 		return nil, usageErr(err)
@@ -214,7 +220,8 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 				return pr
 			}
 		},
-		Log: stderr,
+		Log:     stderr,
+		StartAt: f.shard.at,
 	}
 	if spec.coldStart {
 		rs.ColdStart = t.coldStart

@@ -120,7 +120,7 @@ func printTimings(w io.Writer, info engine.Info, warm engine.Warmup, res engine.
 	if info.Bundled {
 		model = "bundled stories260K"
 	}
-	fmt.Fprintf(w, "\nmodel     %s (%s, %s params, %s), ctx %d, %d threads, KV cache %s\n", model, info.Arch, fmtCount(info.Params), info.Quantization, info.Ctx, info.Threads, info.KVType)
+	fmt.Fprintf(w, "\nmodel     %s (%s, %s params, %s), ctx %d, %d thread%s, KV cache %s\n", model, info.Arch, fmtCount(info.Params), info.Quantization, info.Ctx, info.Threads, map[bool]string{true: "", false: "s"}[info.Threads == 1], info.KVType)
 	fmt.Fprintf(w, "kernels   %s\n", info.Kernels)
 	fmt.Fprintf(w, "load      %s (warm-up: page-in %s, KV init %s, first forward %s)\n",
 		ms(warm.Load), ms(warm.PageIn), ms(warm.KVInit), ms(warm.FirstForward))

@@ -181,3 +181,16 @@ func TestReportSaysStoredSummaryDiffers(t *testing.T) {
 		t.Errorf("output lacks %q on stderr and in the report:\n%s", want, out)
 	}
 }
+
+// TestReportOnAnABDirectory: report on an A/B directory points at its
+// summary and its two runs instead of only saying run.json is missing.
+func TestReportOnAnABDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ABFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, code := cliRun(t, "report", dir)
+	if code != exitFailure || !strings.Contains(text, "is an A/B directory") || !strings.Contains(text, ABTextFile) {
+		t.Errorf("exit %d, want %d pointing at %s:\n%s", code, exitFailure, ABTextFile, text)
+	}
+}

@@ -96,10 +96,11 @@ type Options struct {
 	// KVType is the element type of the KV caches; "" means KVF32.
 	KVType KVType
 	// NoRepack keeps every weight matrix in the file's layout. By default,
-	// where the CPU has a faster kernel on a rearranged layout (Q8_0 on
-	// AVX-512 VNNI, see quant.Repacked), Load copies the matrices of that
-	// type that go through matrix products into that layout, in memory of
-	// their own (counted in Memory.Repacked), and decode reads the copies.
+	// where the CPU has a faster kernel on a rearranged layout (Q8_0 and
+	// Q4_0 on AVX-512 VNNI, see quant.Repacked), Load copies the matrices
+	// of that type that go through matrix products into that layout, in
+	// memory of their own (counted in Memory.Repacked), and prefill and
+	// decode read the copies.
 	NoRepack bool
 	// Warn, when set, is called with each warning about the model or the
 	// options (also kept in Info.Warnings), such as a context beyond the

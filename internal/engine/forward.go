@@ -59,13 +59,15 @@ func newState(m *Model) *state {
 }
 
 // matmulJob computes out = W x for up to three matrices sharing the input x
-// (q, k and v; gate and up), over the concatenation of their rows.
+// (q, k and v; gate and up), over the concatenation of their rows in
+// units of each matrix's row group (16 rows for a layout that interleaves
+// them, else 1), so that no worker's share splits a group.
 type matmulJob struct {
 	s     *state
 	n     int
 	mats  [3]*matrix
 	outs  [3][]float32 // (batch, rows) each
-	ends  [3]int       // cumulative row counts
+	ends  [3]int       // cumulative counts of row groups
 	x     []float32    // (batch, cols)
 	batch int
 	// xq[i] is x quantised to mats[i]'s activation type, (batch, xqLen[i]),
@@ -81,6 +83,8 @@ func (j *matmulJob) runRows(w, lo, hi int) {
 		end := j.ends[i]
 		a, b := max(lo, start)-start, min(hi, end)-start
 		if a < b {
+			g := m.group()
+			a, b = a*g, min(b*g, m.rows)
 			if j.xq[i] != nil {
 				mulRowsQ(m, j.outs[i], j.xq[i], j.xqLen[i], j.batch, a, b)
 			} else {
@@ -95,9 +99,20 @@ func (j *matmulJob) runRows(w, lo, hi int) {
 // already quantised to W's activation type (xq, rows of n bytes): integer
 // dot products, as llama.cpp computes them, so a row's result does not
 // depend on the batch it came in. A batch goes through the rows in tiles
-// small enough to stay in the L1 cache while every input passes over them.
+// small enough to stay in the cache while every input passes over them:
+// with a matrix-product kernel (MatMulQ) each tile's weights are read
+// once for a tile of inputs; without, once per input.
 func mulRowsQ(m *matrix, out []float32, xq []byte, n, batch, a, b int) {
 	rows, rb := m.rows, m.rowBytes
+	if mm := m.kern.MatMulQ; mm != nil {
+		g := m.group()
+		tile := max(1, mmTileBytes/(rb*g)) * g
+		for lo := a; lo < b; lo += tile {
+			hi := min(lo+tile, b)
+			mm(out[lo:], rows, xq, n, batch, m.data[lo*rb:hi*rb])
+		}
+		return
+	}
 	tile := b - a
 	if batch > 1 {
 		tile = max(1, tileBytes/rb)
@@ -110,6 +125,11 @@ func mulRowsQ(m *matrix, out []float32, xq []byte, n, batch, a, b int) {
 		}
 	}
 }
+
+// mmTileBytes is the size of the tile of weight rows a matrix-product
+// kernel reads once per tile of inputs: small enough to stay in the L2
+// cache for the next tile of inputs.
+const mmTileBytes = 256 << 10
 
 // tileBytes is the size of the tile of weight rows a batched product
 // keeps in cache while every input of the batch passes over it.
@@ -218,7 +238,7 @@ func (m *Model) matmul(s *state, x []float32, batch int, mats []*matrix, outs ..
 	used := 0 // slots of s.xq taken
 	for i, w := range mats {
 		j.mats[i], j.outs[i] = w, outs[i]
-		total += w.rows
+		total += (w.rows + w.group() - 1) / w.group()
 		j.ends[i] = total
 		j.xq[i], j.xqLen[i] = nil, 0
 		k := w.kern
@@ -242,7 +262,7 @@ func (m *Model) matmul(s *state, x []float32, batch int, mats []*matrix, outs ..
 		m.pool.run(&s.qj, batch, 8*w.cols)
 		j.xq[i], j.xqLen[i] = buf, n
 	}
-	m.pool.run(j, total, mats[0].cols*batch)
+	m.pool.run(j, total, mats[0].cols*batch*mats[0].group())
 }
 
 // forward runs tokens (at most the batch size) through the model at

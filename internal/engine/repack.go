@@ -9,10 +9,12 @@ import (
 )
 
 // Rearranging weights at load. Where the CPU has a faster kernel on a
-// rearranged layout of a weight type (quant.Repacked: Q8_0 on AVX-512
-// VNNI), Load copies every matrix of that type that goes through a matrix
-// product (the layers' and the output's) into memory of its own, in that
-// layout; decode then reads those copies and not the file. The token
+// rearranged layout of a weight type (quant.Repacked: Q8_0 and Q4_0 on
+// AVX-512 VNNI), Load copies every matrix of that type that goes through
+// a matrix product (the layers' and the output's; for a layout that
+// interleaves rows, those whose row count is a whole number of groups)
+// into memory of its own, in that layout; prefill and decode then read
+// those copies and not the file. The token
 // embedding keeps the file's layout, since its rows are only decoded one
 // at a time for lookup; when the output matrix is tied to it, the output
 // gets a rearranged copy of its own. Options.NoRepack turns this off.
@@ -22,7 +24,7 @@ import (
 func (w *weights) repackable() []*matrix {
 	var ms []*matrix
 	add := func(m *matrix) {
-		if quant.Repacked(m.typ) != nil && m.f32 == nil {
+		if rp := quant.Repacked(m.typ); rp != nil && m.f32 == nil && m.rows%rp.Rows == 0 {
 			ms = append(ms, m)
 		}
 	}
@@ -87,7 +89,8 @@ func (m *Model) repack(ms []*matrix, mapped bool) (err error) {
 	for i, mx := range ms {
 		rp := quant.Repacked(mx.typ)
 		dsts[i], mem = mem[:len(mx.data):len(mx.data)], mem[len(mx.data):]
-		step := max(repackChunk/mx.rowBytes, 1) * mx.rowBytes
+		unit := mx.rowBytes * rp.Rows // whole groups of rows
+		step := max(repackChunk/unit, 1) * unit
 		for lo := 0; lo < len(mx.data); lo += step {
 			job = append(job, repackTask{mx, rp, dsts[i], lo, min(lo+step, len(mx.data))})
 		}

@@ -21,39 +21,54 @@ func inFile(m *Model, b []byte) bool {
 	return p >= base && p-base < uintptr(len(data))
 }
 
-// TestRepackUsed: on a CPU with a repacked Q8_0 kernel, Load rearranges
-// every Q8_0 matrix of the layers and the (tied) output into memory of
-// its own, counts it, names the kernel, and leaves the token embedding in
-// the file; NoRepack (the --repack=false of the commands) leaves them all
+// TestRepackUsed: on a CPU with a repacked kernel for the type (Q8_0,
+// Q4_0), Load rearranges every matrix of the layers and the (tied) output
+// of that type whose rows are a whole number of the layout's groups into
+// memory of its own, counts it, names the kernel, and leaves the token
+// embedding in the file (and, for Q4_0's 16-row groups, the 300-row
+// output); NoRepack (the --repack=false of the commands) leaves them all
 // in the file. Without such a kernel nothing changes either way.
 func TestRepackUsed(t *testing.T) {
-	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 4})
-	rp := quant.Repacked(quant.Q8_0)
-	q8, _ := quant.Lookup(quant.Q8_0)
+	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0} {
+		t.Run(typ.String(), func(t *testing.T) { testRepackUsed(t, typ) })
+	}
+}
+
+func testRepackUsed(t *testing.T, typ quant.Type) {
+	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: typ, Seed: 4})
+	rp := quant.Repacked(typ)
+	kf, _ := quant.Lookup(typ)
 	for _, off := range []bool{false, true} {
 		m := loadModel(t, path, Options{Threads: 2, NoRepack: off})
-		want := rp != nil && !off
 		mats := append([]*matrix{&m.w.output}, m.w.allLayerMatrices()...)
 		var bytes uint64
+		moved := 0
 		for _, mx := range mats {
-			bytes += uint64(len(mx.data))
+			want := rp != nil && !off && mx.rows%rp.Rows == 0
+			if want {
+				bytes += uint64(len(mx.data))
+				moved++
+			}
 			switch {
 			case want && (mx.kern != rp.Kernel || mx.repacked != rp.Name || inFile(m, mx.data)):
 				t.Errorf("NoRepack %v: %s not rearranged (kernel %p, name %q, in the file %v)", off, mx.name, mx.kern, mx.repacked, inFile(m, mx.data))
-			case !want && (mx.kern != q8 || mx.repacked != "" || !inFile(m, mx.data)):
+			case !want && (mx.kern != kf || mx.repacked != "" || !inFile(m, mx.data)):
 				t.Errorf("NoRepack %v: %s rearranged (name %q)", off, mx.name, mx.repacked)
 			}
 		}
-		if m.w.tokenEmbd.kern != q8 || !inFile(m, m.w.tokenEmbd.data) {
+		if rp != nil && !off && moved == len(mats) && typ == quant.Q4_0 {
+			t.Errorf("the 300-row output was rearranged into 16-row groups")
+		}
+		if m.w.tokenEmbd.kern != kf || !inFile(m, m.w.tokenEmbd.data) {
 			t.Errorf("NoRepack %v: the token embedding left the file's layout", off)
 		}
 		// Warmup skips the file's copy of exactly the rearranged matrices.
-		if n := len(m.released); want && n != len(mats) || !want && n != 0 {
-			t.Errorf("NoRepack %v: %d file spans released, want %d", off, n, map[bool]int{true: len(mats)}[want])
+		if n := len(m.released); n != moved {
+			t.Errorf("NoRepack %v: %d file spans released, want %d", off, n, moved)
 		}
 		info := m.Info()
-		if want {
-			if info.Memory.Repacked != bytes || !strings.Contains(info.Kernels, rp.Name+" on Q8_0") {
+		if moved > 0 {
+			if info.Memory.Repacked != bytes || !strings.Contains(info.Kernels, rp.Name+" on "+typ.String()) {
 				t.Errorf("NoRepack %v: Memory.Repacked %d (want %d), Kernels %q", off, info.Memory.Repacked, bytes, info.Kernels)
 			}
 			if !strings.Contains(info.Memory.String(), "rearranged at load") {
@@ -63,7 +78,7 @@ func TestRepackUsed(t *testing.T) {
 			t.Errorf("NoRepack %v: Memory.Repacked %d, Kernels %q, want 0 and %q", off, info.Memory.Repacked, info.Kernels, quant.Accel())
 		}
 		// The buffers Load counted are what a session allocates (the
-		// rearranged kernel's activations are twice Q8_0's size).
+		// rearranged kernels' activations are larger than Q8_0's).
 		st := m.NewSession().st
 		f32s := len(st.x) + len(st.xb) + len(st.q) + len(st.att) + len(st.hb) + len(st.hb2) + len(st.logits) + len(st.scratch)
 		if mem := info.Memory; mem.Buffers != 4*uint64(f32s)+uint64(len(st.xq)) || mem.Total != mem.Weights+mem.Decoded+mem.Repacked+mem.Rope+mem.KVCache+mem.Buffers {
@@ -83,12 +98,20 @@ func TestRepackUsed(t *testing.T) {
 // (top-10 log-probabilities within 0.25, argmax equal at all but two
 // positions; measured: 0.1, 37 of 38).
 // 768-wide rows (24 blocks: a group of 16 and a tail) and 1024-wide ones
-// (two whole groups).
+// (two whole groups). For Q4_0 the same bounds, over a prompt and
+// continuation of 38 tokens: the batched prefill goes through the matrix
+// product's tiles of 8, 4 and 1 tokens.
 func TestRepackAgrees(t *testing.T) {
-	if quant.Repacked(quant.Q8_0) == nil {
-		t.Skip("no repacked Q8_0 kernel on this CPU")
+	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0} {
+		t.Run(typ.String(), func(t *testing.T) { testRepackAgrees(t, typ) })
 	}
-	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 5})
+}
+
+func testRepackAgrees(t *testing.T, typ quant.Type) {
+	if quant.Repacked(typ) == nil {
+		t.Skip("no repacked kernel for this type on this CPU")
+	}
+	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: typ, Seed: 5})
 	on := loadModel(t, path, Options{Threads: 2})
 	off := loadModel(t, path, Options{Threads: 2, NoRepack: true})
 	prompt := []int32{1, 200, 201, 202, 17, 90}

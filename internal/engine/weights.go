@@ -44,6 +44,10 @@ func viewF32(data []byte) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(&data[0])), len(data)/4)
 }
 
+// group is the number of rows data interleaves (the kernel's RowGroup):
+// a matrix product takes whole groups.
+func (m *matrix) group() int { return max(m.kern.RowGroup, 1) }
+
 // row returns the encoded row r.
 func (m *matrix) row(r int) []byte {
 	return m.data[r*m.rowBytes : (r+1)*m.rowBytes]

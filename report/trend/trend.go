@@ -15,6 +15,7 @@ package trend
 
 import (
 	"fmt"
+	"github.com/tokenpulse/tokenpulse/compare"
 	"html/template"
 	"io"
 	"math"
@@ -152,6 +153,13 @@ const (
 	maxDateLabels, yTickTarget = 5, 4
 )
 
+// bandRuns is the number of earlier runs a point's noise band is drawn
+// from, as `--against last` estimates it by default (compare's
+// NoiseRuns); the page's series holds every run of a target, model and
+// device, whatever its settings, so the band is the verdict's only when
+// the settings did not change.
+var bandRuns = compare.DefaultOptions().NoiseRuns
+
 // Chart draws figure f of series s as an SVG document.
 func Chart(s Series, f Figure) []byte {
 	title := fmt.Sprintf("%s of %s · %s · %s over time", f.Title, s.Target, s.Model, s.Device)
@@ -241,6 +249,42 @@ func Chart(s Series, f Figure) []byte {
 	if n == 0 {
 		c.Text(chartW/2, chartH/2, "no run has this figure", svg.A("text-anchor", "middle"), svg.Class("none"))
 		return c.Bytes()
+	}
+
+	// The noise band: at each run with bandRuns earlier runs that have
+	// the figure, the band those runs give (compare.NoiseBand), shaded
+	// from run to run.
+	var band svg.PathData
+	var upper, lower [][2]float64
+	flush := func() {
+		if len(upper) >= 2 {
+			band.MoveTo(upper[0][0], upper[0][1])
+			for _, p := range upper[1:] {
+				band.LineTo(p[0], p[1])
+			}
+			for i := len(lower) - 1; i >= 0; i-- {
+				band.LineTo(lower[i][0], lower[i][1])
+			}
+			band.Close()
+		}
+		upper, lower = upper[:0], lower[:0]
+	}
+	var prev []float64
+	for _, r := range s.Runs {
+		v, ok := r.Values[f.Key]
+		if !ok {
+			continue
+		}
+		if len(prev) >= bandRuns {
+			b := compare.NoiseBand(prev[len(prev)-bandRuns:], compare.DefaultOptions().BandAlpha)
+			upper = append(upper, [2]float64{xOf(r), y.Map(math.Min(b.Hi, top))})
+			lower = append(lower, [2]float64{xOf(r), y.Map(math.Max(b.Lo, 0))})
+		}
+		prev = append(prev, v)
+	}
+	flush()
+	if band.String() != "" {
+		c.Path(&band, svg.Class("band"))
 	}
 
 	// The figure: a line through the runs that have it, then a point
@@ -375,6 +419,7 @@ svg text.sub { font-size: 10px; fill: #8c959f; }
 svg text.none { font-size: 13px; fill: #8c959f; }
 .axis line { stroke: #8c959f; stroke-width: 1; }
 .axis line.grid { stroke: #eaeef2; }
+path.band { fill: #0969da; fill-opacity: 0.12; stroke: none; }
 .threshold path { fill: none; stroke: #cf222e; stroke-width: 1.5; stroke-dasharray: 6 4; }
 path.series { fill: none; stroke: #0969da; stroke-width: 2; }
 .point circle { fill: #0969da; stroke: #fff; stroke-width: 1.5; }
@@ -392,6 +437,7 @@ a .point circle { cursor: pointer; }
 <span><svg width="34" height="12"><path d="M2 6 H32" stroke="#cf222e" stroke-width="1.5" stroke-dasharray="6 4"/></svg> its threshold</span>
 <span><svg width="14" height="12"><circle cx="7" cy="6" r="4" fill="#cf222e"/></svg> threshold crossed</span>
 <span><svg width="20" height="20"><circle cx="10" cy="10" r="7.5" fill="none" stroke="#bf8700" stroke-width="2.5"/><circle cx="10" cy="10" r="4" fill="#0969da"/></svg> regressed against its base</span>
+<span><svg width="34" height="12"><rect x="2" y="1" width="30" height="10" fill="#0969da" fill-opacity="0.12"/></svg> noise band of the 5 runs before</span>
 </div>
 {{if not .Sections}}<p class="empty">No run recorded.</p>{{end}}
 {{range .Sections}}

@@ -91,3 +91,23 @@ func TestPageMarksAndLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestChartDrawsTheNoiseBand: a point with bandRuns earlier runs of the
+// figure gets the band they give; a series too short for one has none.
+func TestChartDrawsTheNoiseBand(t *testing.T) {
+	var runs []Run
+	for day := 1; day <= bandRuns; day++ {
+		runs = append(runs, FromRun(int64(day), "", mkRun(day, 40+float64(day), false, 0)))
+	}
+	f := Figure{Key: "gap.max", Title: "Longest stall", Unit: "ms"}
+	short := Group(runs)[0]
+	if bytes.Contains(Chart(short, f), []byte(`class="band"`)) {
+		t.Errorf("a band drawn over %d runs, which have no %d before any of them", len(runs), bandRuns)
+	}
+	for day := bandRuns + 1; day <= bandRuns+3; day++ {
+		runs = append(runs, FromRun(int64(day), "", mkRun(day, 40+float64(day), false, 0)))
+	}
+	if !bytes.Contains(Chart(Group(runs)[0], f), []byte(`class="band"`)) {
+		t.Errorf("no band drawn over %d runs", len(runs))
+	}
+}

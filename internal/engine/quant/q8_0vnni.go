@@ -41,6 +41,10 @@ const q8_0VNNIActBytes = 32 + 32 + 4
 type Repacker struct {
 	// Name names the kernel ("avx512-vnni").
 	Name string
+	// Rows is the number of rows the layout interleaves: Repack takes
+	// whole groups of Rows rows, and a matrix whose row count is not a
+	// multiple of it keeps the file's layout. 1 for row-by-row layouts.
+	Rows int
 	// Kernel works on rows rearranged by Repack: same BlockSize and
 	// BlockBytes as the file's type, so a matrix keeps its row size;
 	// Quantize is nil.
@@ -52,17 +56,21 @@ type Repacker struct {
 
 // Repacked returns the repacker for weights of type t when this CPU has a
 // kernel on rearranged rows faster than the one on the file's layout, else
-// nil: Q8_0 on amd64 CPUs with AVX-512 F, BW, VL and VNNI (not with -tags
-// purego).
+// nil: Q8_0 and Q4_0 on amd64 CPUs with AVX-512 F, BW, VL and VNNI (not
+// with -tags purego).
 func Repacked(t Type) *Repacker {
-	if t == Q8_0 && q8_0VNNIRows != nil {
+	switch {
+	case t == Q8_0 && q8_0VNNIRows != nil:
 		return &q8_0VNNIRepacker
+	case t == Q4_0 && q4_0x16VNNI != nil:
+		return &q4_0VNNIRepacker
 	}
 	return nil
 }
 
 var q8_0VNNIRepacker = Repacker{
 	Name: "avx512-vnni",
+	Rows: 1,
 	Kernel: &Kernel{
 		BlockSize: q8_0Block, BlockBytes: q8_0Bytes,
 		Dequant: dequantQ8_0VNNI, Dot: dotQ8_0VNNIFloat,

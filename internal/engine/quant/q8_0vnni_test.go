@@ -259,13 +259,18 @@ func TestRepackedAvailability(t *testing.T) {
 	if got, want := Repacked(Q8_0) != nil, q8_0VNNIRows != nil; got != want {
 		t.Errorf("Repacked(Q8_0) set %v, want %v", got, want)
 	}
-	for _, typ := range []Type{F32, Q4_0, Q4_K, Q6_K} {
+	if got, want := Repacked(Q4_0) != nil, q4_0x16VNNI != nil; got != want {
+		t.Errorf("Repacked(Q4_0) set %v, want %v", got, want)
+	}
+	for _, typ := range []Type{F32, Q4_K, Q6_K} {
 		if Repacked(typ) != nil {
 			t.Errorf("Repacked(%v) is set", typ)
 		}
 	}
-	if _, err := Lookup(Q8_0VNNIAct); err == nil {
-		t.Error("Lookup knows the in-memory activation type")
+	for _, typ := range []Type{Q8_0VNNIAct, Q4_0VNNIAct} {
+		if _, err := Lookup(typ); err == nil {
+			t.Errorf("Lookup knows the in-memory activation type %v", typ)
+		}
 	}
 }
 

@@ -143,6 +143,19 @@ type Kernel struct {
 	// xq), with the same results as DotQ; one call for many rows saves
 	// the per-call overhead on short rows. Nil exactly when DotQ is.
 	DotQRows func(out []float32, xq, w []byte)
+
+	// RowGroup, when above 1, is the number of rows a rearranged layout
+	// interleaves (Repacker.Rows): DotQRows and MatMulQ then take whole
+	// groups only, and DotQ, Dot and Dequant, which would see one row
+	// alone, are not usable (Dot and Dequant are nil).
+	RowGroup int
+	// MatMulQ, where set, is the matrix product of a batch of inputs:
+	// out[b·ldo + r] = DotQ(xq[b·ldx:], row r) for b < batch and every
+	// row r of w, each weight block read once for several inputs (a tile
+	// of inputs against a tile of rows). xq holds batch rows of ldx bytes
+	// (ActRowBytes of the columns each). Nil where DotQRows row by row is
+	// all there is.
+	MatMulQ func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte)
 }
 
 var kernels = map[Type]*Kernel{}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tokenpulse/tokenpulse/gate"
+	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/merge"
+	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/runner"
+)
+
+func init() { commands = append(commands, newMergeCmd) }
+
+func newMergeCmd() *cobra.Command {
+	var (
+		out          string
+		allowPartial bool
+		outputs      outputFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "merge DIR",
+		Short: "Build one run from the run directories of its shards (bench --shard)",
+		Long: `Build one run from the shards of a sharded run (bench --shard I/N or
+--shards N): DIR holds one run directory per shard (its run.json, or the
+journal of a shard that never finished). Shards that published to object
+storage (bench --publish) are merged after copying them into one
+directory (e.g. aws s3 sync, mc mirror): merging from s3:// directly is
+not implemented yet.
+
+The merged run is built from the shards' raw per-request records (no
+percentile is averaged), then summarised, judged, reported and recorded in
+the history like any run. Shards made with other settings are refused,
+naming each difference. Each shard's host and clock facts are kept; the
+load timeline aligns the shards by wall clock, and the run states the skew
+bound (how far apart the shards' measured requests began).
+
+A missing shard, or one that never finished, makes the merged run
+PARTIAL: run.json says so ("partial": true, and merge.missing), the report
+and its warnings too, and the run is marked interrupted so that it never
+serves as a baseline.
+
+Exit status: 1 when the run is partial (unless --allow-partial) or could
+not be read or written; 2 when the shards are refused (other settings,
+two of one shard, not shards at all); otherwise as bench: 99 when a
+threshold is crossed, 98 for a regression found by --against, 0.`,
+		Example: `  tokenpulse merge shards/ --out merged --report html
+  tokenpulse merge /shared/run-42 --out merged --history postgres://...`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := outputs.check(); err != nil {
+				return usageErr(err)
+			}
+			stderr := cmd.ErrOrStderr()
+			parts, notes, err := merge.ReadDir(args[0])
+			if err != nil {
+				return withCode(exitFailure, err)
+			}
+			run, err := merge.Merge(parts, notes)
+			if err != nil {
+				var mm *merge.Mismatch
+				if errors.As(err, &mm) || len(parts) > 0 {
+					return usageErr(err)
+				}
+				return withCode(exitFailure, err)
+			}
+			run.CommandLine = append([]string{"tokenpulse"}, os.Args[1:]...)
+			dir, err := runner.MakeDir(out, time.Now().UTC())
+			if err != nil {
+				return withCode(exitFailure, fmt.Errorf("run directory: %w", err))
+			}
+			if err := runner.Write(run, dir); err != nil {
+				return withCode(exitFailure, err)
+			}
+			runPath := filepath.Join(dir, runner.FileName)
+			fmt.Fprintf(stderr, "tokenpulse: merged %d of %d shards (%d requests) into %s\n", len(run.Merge.Shards), run.Merge.Count, len(run.Requests), runPath)
+			outcome, err := outputs.emit(cmd.Context(), cmd.OutOrStdout(), stderr, run, dir)
+			if err != nil {
+				var ee *exitError
+				if errors.As(err, &ee) {
+					return err
+				}
+				return withCode(exitFailure, fmt.Errorf("the merged run is safe in %s, but: %w", runPath, err))
+			}
+			return mergeExit(run, outcome, allowPartial, runPath)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&out, "out", "o", "", "directory for the merged run.json and reports (default tokenpulse-runs/TIMESTAMP)")
+	fl.BoolVar(&allowPartial, "allow-partial", false, "exit as a whole run would when shards are missing or unfinished (the run is still marked partial)")
+	outputs.register(fl)
+	return cmd
+}
+
+// mergeExit is merge's exit status for the merged run (see its help).
+func mergeExit(run *runfile.Run, outcome deliveryOutcome, allowPartial bool, runPath string) error {
+	if run.Partial && !allowPartial {
+		return withCode(exitFailure, fmt.Errorf("the merged run is partial (%s); it is written to %s (--allow-partial exits as a whole run would)", run.StopReason, runPath))
+	}
+	if measure.Count(run).AllFailed() {
+		return withCode(exitFailure, fmt.Errorf("every request failed (first error: %s)", firstError(run)))
+	}
+	if !gate.Passed(run.Verdicts) {
+		return withCode(exitThreshold, nil)
+	}
+	if len(outcome.regressions) > 0 {
+		return withCode(exitRegression, nil)
+	}
+	return nil
+}

@@ -18,16 +18,21 @@ import (
 //
 // With opts.NoiseRuns (K) or more runs in history, every figure is judged
 // against its noise band over history[:K] (see [NoiseBand]): a change is a
-// regression only when the new figure is above the band and worse than
-// the band's centre by more than its practical tolerance
-// ([Options.ToleranceFor]) and the floor. The
-// per-request test is not used then: the requests of one run share one
-// machine, one minute and one load, so they say nothing about how much a
-// figure moves from run to run, which is what a regression must exceed.
+// regression only when the new figure is above the band, worse than the
+// band's centre by more than its practical tolerance
+// ([Options.ToleranceFor]) and the floor, and the per-request test
+// against history[0] agrees. The band is what the requests of one run
+// cannot show (they share one machine, one minute and one load); the
+// per-request test keeps a category of a few requests, whose figure moves
+// with its sample of prompts, from crying wolf.
 //
 // With fewer runs, Against is Runs(history[0], cur): the per-request test
-// with a tolerance per kind of figure ([Options.ToleranceFor]), and the
-// report says that the verdict has no noise estimate yet.
+// with a tolerance per kind of figure, and the report says that the
+// verdict has no noise estimate yet.
+//
+// Either way a worse p95 or maximum that the measuring machine's own
+// noise explains (see explainedByRunner) is StatusNoisyRunner, not a
+// regression.
 func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 	if len(history) == 0 {
 		panic("compare.Against: empty history")

@@ -361,7 +361,9 @@ func dropWholeCategories(base, cur *runfile.Run, scopes []measure.Scope) []measu
 
 // Runs compares cur against base. The scopes, the requests each counts
 // and the figures are package measure's: a figure equals the one the
-// run's summary (measure.Summarize) shows for that scope.
+// run's summary (measure.Summarize) shows for that scope. A worse p95 or
+// maximum by no more than cur's own machine noise is StatusNoisyRunner
+// (see explainedByRunner).
 func Runs(base, cur *runfile.Run, opts Options) Report {
 	rep := runs(base, cur, opts)
 	for i := range rep.Changes {

@@ -144,3 +144,56 @@ func sorted(s []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+func TestDownloadFromRealS3(t *testing.T) {
+	s := realS3(t)
+	bucket := s.makeBucket(t)
+	dir := runDir(t)
+	opts := s.opts()
+	for _, p := range []string{"run-1/shard-0", "run-1/shard-1", "run-10/shard-0"} {
+		if _, err := Upload(context.Background(), Dest{Bucket: bucket, Prefix: p}, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runJSON := func(name string) bool { return strings.HasSuffix(name, "/run.json") }
+	lim := Limits{FileBytes: int64(len(local)), Files: 10}
+	into := t.TempDir()
+	objs, err := Download(context.Background(), Dest{Bucket: bucket, Prefix: "run-1"}, into, runJSON, lim, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.Name)
+		got, err := os.ReadFile(filepath.Join(into, filepath.FromSlash(o.Name)))
+		if err != nil || !bytes.Equal(got, local) {
+			t.Errorf("%s: %d bytes (%v), want the uploaded %d", o.Name, len(got), err, len(local))
+		}
+	}
+	// run-10 shares run-1's first characters but is not under run-1/.
+	if fmt.Sprint(names) != "[shard-0/run.json shard-1/run.json]" {
+		t.Errorf("downloaded %v, want shard-0/run.json and shard-1/run.json only", names)
+	}
+
+	for _, tt := range []struct {
+		name string
+		lim  Limits
+		want string
+	}{
+		{"a byte too large", Limits{FileBytes: int64(len(local)) - 1, Files: 10}, "more than the"},
+		{"one file too many", Limits{FileBytes: int64(len(local)), Files: 1}, "more than 1 objects"},
+	} {
+		into := t.TempDir()
+		_, err := Download(context.Background(), Dest{Bucket: bucket, Prefix: "run-1"}, into, runJSON, tt.lim, opts)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+		if left, _ := os.ReadDir(into); len(left) != 0 {
+			t.Errorf("%s: %d entries written before the refusal", tt.name, len(left))
+		}
+	}
+}

@@ -93,6 +93,31 @@ func failed(r *runfile.Run) []runfile.Verdict {
 	return out
 }
 
+// maxErrorGroups is how many error messages a report lists before "and
+// N other messages".
+const maxErrorGroups = 5
+
+// errorLines is the run's failed requests grouped by message
+// (measure.ErrorGroups), most frequent first, one line each: what every
+// writer shows so that a dead target reads "connection refused ×20", not
+// twenty offenders each "error: connect". Nil when nothing failed.
+func errorLines(r *runfile.Run) []string {
+	gs := measure.ErrorGroups(r)
+	var out []string
+	for i, g := range gs {
+		if i == maxErrorGroups {
+			rest := 0
+			for _, g := range gs[i:] {
+				rest += g.Count
+			}
+			out = append(out, fmt.Sprintf("and %d other messages (%s)", len(gs)-i, plural(rest, "request")))
+			break
+		}
+		out = append(out, g.String())
+	}
+	return out
+}
+
 // offenderList formats up to n offenders: "complex-02 (req-0007) 300.0 ms".
 func offenderList(r *runfile.Run, v runfile.Verdict, n int) string {
 	var parts []string

@@ -31,10 +31,13 @@ func HTML(w io.Writer, r *runfile.Run, o Options) error {
 }
 
 type htmlView struct {
-	Title       string
-	Pass        bool
-	NoVerdicts  bool
-	Banner      string
+	Title      string
+	Pass       bool
+	NoVerdicts bool
+	Banner     string
+	// Errors are the failed requests grouped by message (errorLines),
+	// shown in the banner so that the cause is the first thing read.
+	Errors      []string
 	Crossed     []verdictView
 	Interrupted bool
 	Facts       [][2]string
@@ -162,6 +165,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	default:
 		v.Banner = "FAIL: " + verdictHeadline(r)
 	}
+	v.Errors = errorLines(r)
 	for _, x := range r.Verdicts {
 		vv := verdictView{Passed: x.Passed, Rule: x.Rule, Scope: x.Scope, Source: x.Source,
 			Value: fmtValue(x.Value, x.Unit), Limit: fmtLimit(x.Limit, x.Unit)}

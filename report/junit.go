@@ -31,6 +31,7 @@ type (
 		Hostname   string          `xml:"hostname,attr,omitempty"`
 		Properties []junitProperty `xml:"properties>property"`
 		Cases      []junitCase     `xml:"testcase"`
+		SystemOut  string          `xml:"system-out,omitempty"`
 	}
 	junitProperty struct {
 		Name  string `xml:"name,attr"`
@@ -58,7 +59,8 @@ type (
 // test case per threshold and scope (classname = the scope, name = the
 // rule). A crossed threshold is a failure whose message gives the value
 // and the limit and whose text names each offending prompt, request and
-// value; a threshold not judged (its scope had no data) is skipped, with
+// value (for an error-rate threshold, the errors grouped by message, which
+// the suite's system-out also lists); a threshold not judged (its scope had no data) is skipped, with
 // the reason. The run's context (target, model, device, tool) goes in the
 // suite's properties. When the run was compared with an earlier one, a
 // second suite "tokenpulse.comparison" has one test case per scope and
@@ -115,6 +117,9 @@ func JUnit(w io.Writer, r *runfile.Run) error {
 				fmt.Fprintf(&b, "  prompt %s, request %s (#%d, category %s): %s\n",
 					orDash(o.PromptID), orDash(o.RequestID), o.Index, orDash(o.Category), offenderValue(r, v, o))
 			}
+			if lines := errorLines(r); v.Metric == "errors" && len(lines) > 0 {
+				b.WriteString("errors by message:\n  " + strings.Join(lines, "\n  ") + "\n")
+			}
 			msg := fmt.Sprintf("%s crossed: %s, limit %s", v.Rule, fmtValue(v.Value, v.Unit), fmtLimit(v.Limit, v.Unit))
 			if n := len(v.Offenders); n > 0 {
 				msg += fmt.Sprintf("; offenders: %s", offenderList(r, v, 3))
@@ -124,6 +129,9 @@ func JUnit(w io.Writer, r *runfile.Run) error {
 		s.Cases = append(s.Cases, c)
 	}
 	s.Tests = len(s.Cases)
+	if lines := errorLines(r); len(lines) > 0 {
+		s.SystemOut = "errors by message:\n  " + strings.Join(lines, "\n  ") + "\n"
+	}
 	doc := junitSuites{Name: "tokenpulse", Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
 	if r.Comparison != nil {
 		cs := junitComparison(r.Comparison, s)

@@ -154,6 +154,9 @@ func methodology(r *runfile.Run) []docSection {
 	if len(kinds) > 0 {
 		sample = append(sample, "Errors by kind: "+countsLine(kinds, nil)+".")
 	}
+	if lines := errorLines(r); len(lines) > 0 {
+		sample = append(sample, "Errors by message (warm-up included): "+strings.Join(lines, "; ")+".")
+	}
 	if r.Config.MaxTokens > 0 {
 		sample = append(sample, fmt.Sprintf("At most %d output tokens per request.", r.Config.MaxTokens))
 	}

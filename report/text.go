@@ -24,7 +24,7 @@ const (
 // Text writes the terminal summary of r: a header naming the target,
 // model, device and suite; the cold request apart; a table of every
 // category and the overall warm figures (times in ms); the verdicts with
-// their first offenders; the experience rows the run triggers; and the
+// their first offenders; the errors grouped by message; the experience rows the run triggers; and the
 // run's warnings. The table is plain aligned text; colour only with
 // o.Color.
 func Text(w io.Writer, r *runfile.Run, o Options) error {
@@ -37,6 +37,7 @@ func Text(w io.Writer, r *runfile.Run, o Options) error {
 	t.turns(r)
 	t.scenario(r)
 	t.verdicts(r)
+	t.errors(r)
 	t.comparison(r)
 	t.experience(r)
 	t.warnings(r)
@@ -207,6 +208,18 @@ func (t *textWriter) verdicts(r *runfile.Run) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// errors lists the failed requests grouped by message (errorLines).
+func (t *textWriter) errors(r *runfile.Run) {
+	lines := errorLines(r)
+	if len(lines) == 0 {
+		return
+	}
+	t.printf("\n%s\n", t.paint(ansiRed, "errors by message"))
+	for _, l := range lines {
+		t.printf("  %s\n", l)
+	}
 }
 
 func (t *textWriter) experience(r *runfile.Run) {

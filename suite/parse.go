@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tokenpulse/tokenpulse/internal/didyoumean"
 )
 
 // The fields each level of a suite file may hold; anything else is
@@ -337,7 +339,7 @@ func (p *parser) mapping(n *yaml.Node, path string, known []string) *mapping {
 		switch {
 		case !contains(known, k.Value):
 			msg := "unknown field"
-			if s := suggest(k.Value, known); s != "" {
+			if s := didyoumean.Suggest(k.Value, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			p.fail(k, field, "%s", msg)
@@ -525,38 +527,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// suggest returns the known field closest to s, if it is a likely typo.
-func suggest(s string, known []string) string {
-	best, bestD := "", 0
-	for _, k := range known {
-		limit := max(1, len(k)/3)
-		if d := distance(strings.ToLower(s), k); d <= limit && (best == "" || d < bestD) {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b in runes.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tokenpulse/tokenpulse/internal/didyoumean"
 )
 
 const small = `name: small
@@ -395,7 +397,7 @@ func TestSuggest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			if got := suggest(tt.in, categoryFields); got != tt.want {
+			if got := didyoumean.Suggest(tt.in, categoryFields); got != tt.want {
 				t.Errorf("suggest(%q): got %q, want %q", tt.in, got, tt.want)
 			}
 		})

@@ -195,6 +195,12 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return withCode(exitFailure, fmt.Errorf("the run is safe in its run file %s, but: %w", runPath, err))
 	}
+	if guideWanted(cmd.OutOrStdout(), f.quiet) {
+		formats, _ := f.outputs.formats() // emit checked them
+		if err := writeGuide(cmd.OutOrStdout(), run, dir, formats); err != nil {
+			return err
+		}
+	}
 
 	if run.Interrupted {
 		if !signalled {

@@ -15,6 +15,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tokenpulse/tokenpulse/internal/didyoumean"
 )
 
 // Exit codes, documented in the README. A crossed threshold has a code of
@@ -58,7 +61,7 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(suggestFlag(cmd, err)) })
 	for _, mk := range commands {
 		root.AddCommand(mk())
 	}
@@ -99,4 +102,22 @@ func isUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// suggestFlag adds "did you mean --NAME?" to cobra's unknown-flag error
+// when a flag of cmd (its own or inherited) is a likely typo of the one
+// given: cobra suggests mistyped subcommands, never flags.
+func suggestFlag(cmd *cobra.Command, err error) error {
+	const prefix = "unknown flag: --"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		return err
+	}
+	var known []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
+	given, _, _ := strings.Cut(strings.TrimPrefix(msg, prefix), "=")
+	if s := didyoumean.Suggest(given, known); s != "" {
+		return fmt.Errorf("%w (did you mean --%s?)", err, s)
+	}
+	return err
 }

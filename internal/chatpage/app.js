@@ -1,4 +1,7 @@
-// tokenpulse's chat page: ask, watch the answer stream, ask again while it
+// tokenpulse's chat page: a conversation (each question above its answer,
+// earlier turns kept as text in #log) with an optional API key (kept in
+// sessionStorage, sent as Authorization: Bearer). Ask, watch the answer
+// stream, ask again while it
 // streams. It is also the instrument of `tokenpulse bench --browser`: every
 // answer keeps, in the page's clock (performance.now(), ms), the click
 // that started it (event.timeStamp, t0), each content event's arrival
@@ -27,6 +30,61 @@ const promptBox = $("prompt");
 const send = $("send");
 const renderSel = $("render");
 const statusLine = $("status");
+const conversation = $("conversation");
+const log = $("log");
+const turn = $("turn");
+const question = $("question");
+const notice = $("notice");
+const keyBox = $("apikey");
+
+// The API key a person typed, kept for this tab only (sessionStorage) and
+// sent as "Authorization: Bearer KEY", so that serve --api-key-env works
+// from the page. Never in the URL, never in localStorage.
+const keyName = "tokenpulse.apiKey";
+try { keyBox.value = sessionStorage.getItem(keyName) || ""; } catch { /* storage off */ }
+keyBox.addEventListener("input", () => {
+  try { sessionStorage.setItem(keyName, keyBox.value); } catch { /* storage off */ }
+});
+function authHeaders() {
+  const k = keyBox.value.trim();
+  return k ? { Authorization: "Bearer " + k } : {};
+}
+
+// say shows a message for a person (an error put in words), or hides it.
+function say(msg) {
+  notice.textContent = msg || "";
+  notice.hidden = !msg;
+}
+
+// humanError turns a failed answer's status and body into what a person
+// can act on; the record keeps the raw text for the driver.
+function humanError(status, body) {
+  if (status === 401 || status === 403) {
+    return keyBox.value.trim()
+      ? "The server refused this API key (HTTP " + status + "). Check the key in the API key field."
+      : "The server needs an API key (HTTP " + status + "). Enter it in the API key field below.";
+  }
+  let msg = "";
+  try { msg = (JSON.parse(body).error || {}).message || ""; } catch { /* not JSON */ }
+  return "The server answered HTTP " + status + (msg ? ": " + msg : "") + ".";
+}
+
+// archive moves the finished turn (question and answer) into the log as
+// plain text, so that the history stays while #answer starts empty.
+function archive() {
+  if (turn.hidden) return;
+  const q = document.createElement("div");
+  q.className = "question";
+  q.textContent = question.textContent;
+  const a = document.createElement("div");
+  a.className = answer.className;
+  a.textContent = answer.textContent;
+  if (!a.textContent && !notice.hidden) {
+    a.className = "answer failed";
+    a.textContent = notice.textContent;
+  }
+  log.append(q, a);
+}
 
 const config = {
   render: params.get("render") || "frame",
@@ -94,6 +152,18 @@ function afterFrame(fn) {
   });
 }
 
+// shown is a token's text as the page shows it: the answer's leading
+// spaces and those that open a line are dropped (tokenizers put a space
+// before a word, which would indent the answer and each line). The record
+// keeps the text as it came.
+let lastShown = ""; // the last character the answer shows, "" while empty
+function shown(text) {
+  if (lastShown === "") text = text.replace(/^\s+/, "");
+  else if (lastShown === "\n") text = text.replace(/^ +/, "");
+  if (text) lastShown = text[text.length - 1];
+  return text;
+}
+
 // insert puts tokens (each {rec, i, text}) into the answer in one DOM
 // operation, then stamps their insertion.
 function insert(items) {
@@ -104,7 +174,7 @@ function insert(items) {
   const made = [];
   for (const it of live) {
     const span = document.createElement("span");
-    span.textContent = it.text;
+    span.textContent = shown(it.text);
     const ident = it.rec.id + "/" + it.i;
     span.setAttribute("elementtiming", ident);
     spans.set(ident, it);
@@ -112,7 +182,7 @@ function insert(items) {
     made.push(span);
   }
   answer.append(frag);
-  answer.scrollTop = answer.scrollHeight;
+  conversation.scrollTop = conversation.scrollHeight;
   const t = performance.now();
   for (const it of live) it.rec.insert[it.i] = t;
   if (config.busyMs > 0) busy(config.busyMs);
@@ -168,7 +238,7 @@ function stop(rec, at) {
   if (!rec || rec.endAt >= 0 || rec.abortedAt >= 0) return;
   rec.abortedAt = at;
   rec.controller.abort();
-  fetch("/v1/abort?request_id=" + encodeURIComponent(rec.id), { method: "POST", headers: relayHeaders }).catch(() => {});
+  fetch("/v1/abort?request_id=" + encodeURIComponent(rec.id), { method: "POST", headers: { ...authHeaders(), ...relayHeaders } }).catch(() => {});
 }
 
 async function ask(t0, trusted) {
@@ -177,10 +247,17 @@ async function ask(t0, trusted) {
   const id = opts.id || newID();
   if (current) stop(current, t0);
   pending = [];
+  archive();
   answer.textContent = "";
+  lastShown = "";
+  answer.className = "answer";
+  say("");
   const rec = newRecord(id, t0, trusted);
   if (opts.render) rec.render = opts.render;
   rec.prompt = promptBox.value;
+  question.textContent = rec.prompt;
+  turn.hidden = false;
+  conversation.scrollTop = conversation.scrollHeight;
   rec.controller = new AbortController();
   records.set(id, rec);
   current = rec;
@@ -197,14 +274,19 @@ async function ask(t0, trusted) {
     rec.fetchAt = performance.now();
     const resp = await fetch("/v1/chat/completions", {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Request-ID": id, ...relayHeaders },
+      headers: { "Content-Type": "application/json", "X-Request-ID": id, ...authHeaders(), ...relayHeaders },
       body: JSON.stringify(body),
       signal: rec.controller.signal,
     });
     rec.headersAt = performance.now();
     rec.status = resp.status;
     if (!resp.ok) {
-      rec.error = "HTTP " + resp.status + ": " + (await resp.text()).slice(0, 300);
+      const body = await resp.text();
+      rec.error = "HTTP " + resp.status + ": " + body.slice(0, 300);
+      if (current === rec) {
+        answer.className = "answer failed";
+        say(humanError(resp.status, body));
+      }
     } else {
       await read(rec, resp.body.getReader());
     }
@@ -212,7 +294,7 @@ async function ask(t0, trusted) {
     if (rec.abortedAt < 0) rec.error = String(err);
   }
   rec.endAt = performance.now();
-  if (current === rec) statusLine.textContent = rec.error ? "error: " + rec.error : "done";
+  if (current === rec) statusLine.textContent = rec.error ? (rec.status >= 400 ? "error: HTTP " + rec.status : "error: " + rec.error) : "done";
   settle(rec);
 }
 

@@ -263,7 +263,7 @@ func (r Report) Rule() string {
 		o.Tolerance*100, o.ToleranceFor("x.p95")*100, o.ToleranceFor("x.max")*100, o.FloorMS, o.FloorRatePP)
 	switch r.Evidence {
 	case EvidenceBand:
-		return fmt.Sprintf("a regression is above the figure's noise band (its median over the last %d comparable runs + t·sd·√(1+1/%d), a one-sided %g%% prediction interval), worse than that median by more than %s, and seen per request (Mann-Whitney against the last run, p < %g); a p95 or maximum worse by no more than the runner's own delays in this run (a sleeping goroutine's wake-up lateness p99, or its maximum) is reported as %q instead",
+		return fmt.Sprintf("a regression is above the figure's noise band (its median over the last %d comparable runs + t·sd·√(1+1/%d), a one-sided %g%% prediction interval), worse than that median by more than %s, and seen per request (Mann-Whitney against the last run, p < %g); a p95 or maximum worse by no more than the runner's own delays in this run (a sleeping goroutine's wake-up lateness p99, or its maximum), or worse on a night the runner woke goroutines later than the band's runs could explain, is reported as %q instead",
 			r.NoiseRuns, r.NoiseRuns, 100*(1-o.BandAlpha), tol, o.Alpha, StatusNoisyRunner)
 	case EvidenceRepeats:
 		return fmt.Sprintf("a regression is worse by more than %s with p < %g (%s)", tol, o.Alpha, r.Method)
@@ -361,16 +361,18 @@ func dropWholeCategories(base, cur *runfile.Run, scopes []measure.Scope) []measu
 
 // Runs compares cur against base. The scopes, the requests each counts
 // and the figures are package measure's: a figure equals the one the
-// run's summary (measure.Summarize) shows for that scope.
+// run's summary (measure.Summarize) shows for that scope. A worse p95 or
+// maximum by no more than cur's own machine noise is StatusNoisyRunner
+// (see explainedByRunner).
 func Runs(base, cur *runfile.Run, opts Options) Report {
 	rep := runs(base, cur, opts)
 	for i := range rep.Changes {
 		c := &rep.Changes[i]
-		if c.Status == StatusRegressed && explainedByRunner(c, c.Delta, cur) {
+		if c.Status == StatusRegressed && explainedByRunner(c, c.Delta, cur, false) {
 			c.Status = StatusNoisyRunner
 		}
 	}
-	if n := runnerNote(&rep, cur); n != "" {
+	if n := runnerNote(&rep, cur, false); n != "" {
 		rep.Notes = append(rep.Notes, n)
 	}
 	return rep

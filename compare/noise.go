@@ -18,16 +18,21 @@ import (
 //
 // With opts.NoiseRuns (K) or more runs in history, every figure is judged
 // against its noise band over history[:K] (see [NoiseBand]): a change is a
-// regression only when the new figure is above the band and worse than
-// the band's centre by more than its practical tolerance
-// ([Options.ToleranceFor]) and the floor. The
-// per-request test is not used then: the requests of one run share one
-// machine, one minute and one load, so they say nothing about how much a
-// figure moves from run to run, which is what a regression must exceed.
+// regression only when the new figure is above the band, worse than the
+// band's centre by more than its practical tolerance
+// ([Options.ToleranceFor]) and the floor, and the per-request test
+// against history[0] agrees. The band is what the requests of one run
+// cannot show (they share one machine, one minute and one load); the
+// per-request test keeps a category of a few requests, whose figure moves
+// with its sample of prompts, from crying wolf.
 //
 // With fewer runs, Against is Runs(history[0], cur): the per-request test
-// with a tolerance per kind of figure ([Options.ToleranceFor]), and the
-// report says that the verdict has no noise estimate yet.
+// with a tolerance per kind of figure, and the report says that the
+// verdict has no noise estimate yet.
+//
+// Either way a worse p95 or maximum that the measuring machine's own
+// noise explains (see explainedByRunner) is StatusNoisyRunner, not a
+// regression.
 func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 	if len(history) == 0 {
 		panic("compare.Against: empty history")
@@ -52,6 +57,7 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 		}
 	}
 	now := runFigures(cur)
+	noisier := noisierRunner(hist, cur, opts)
 	for i := range rep.Changes {
 		c := &rep.Changes[i]
 		vs := figs[key(c.Scope, c.Metric)]
@@ -71,18 +77,18 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 		e.inNoise, e.significant = inBand(c.New, b), c.P < opts.Alpha
 		c.Tolerance = e.tolerance
 		c.Status = decide(e)
-		if c.Status == StatusRegressed && explainedByRunner(c, c.New-b.Centre, cur) {
+		if c.Status == StatusRegressed && explainedByRunner(c, c.New-b.Centre, cur, noisier) {
 			c.Status = StatusNoisyRunner
 		}
 	}
 	for i := range rep.Changes {
 		// A change without a band kept the per-request verdict.
 		c := &rep.Changes[i]
-		if c.Band == nil && c.Status == StatusRegressed && explainedByRunner(c, c.Delta, cur) {
+		if c.Band == nil && c.Status == StatusRegressed && explainedByRunner(c, c.Delta, cur, noisier) {
 			c.Status = StatusNoisyRunner
 		}
 	}
-	if n := runnerNote(&rep, cur); n != "" {
+	if n := runnerNote(&rep, cur, noisier); n != "" {
 		rep.Notes = append(rep.Notes, n)
 	}
 	return rep
@@ -174,32 +180,65 @@ func RegressionLine(c Change) string {
 }
 
 // explainedByRunner reports whether a worse tail or maximum c of cur is
-// within what the measuring machine's own delays during cur could make
-// (runfile.MachineNoise): a goroutine woken 20 ms late makes a 20 ms
-// longer gap, or a 20 ms later first token, whatever the target did. A
-// p95 that rose by no more than the wake-up lateness p99, or a maximum
-// by no more than the longest wake-up lateness, is then not a
-// regression but StatusNoisyRunner. excess is how much worse the figure
-// is than what it is held to (the band's centre, or the base). Medians,
-// means and the error rate are never explained away: one late wake-up
-// moves the tail of a run's gaps, not most of them.
-func explainedByRunner(c *Change, excess float64, cur *runfile.Run) bool {
+// put down to the measuring machine (runfile.MachineNoise) rather than the
+// target; it is then StatusNoisyRunner, not a regression. Two kinds of
+// evidence count, either enough:
+//
+//   - the run's own delays: a goroutine woken 20 ms late makes a 20 ms
+//     longer gap, or a 20 ms later first token, whatever the target did;
+//     so a p95 worse by no more than the run's wake-up lateness p99, or a
+//     maximum by no more than its longest wake-up lateness (excess is how
+//     much worse the figure is than what it is held to: the band's
+//     centre, or the base);
+//   - noisier than usual (noisier, see [noisierRunner]): the machine woke
+//     goroutines later during this run than during every run of the band
+//     could explain, and a tail follows the worst moments of a run.
+//
+// Medians, means and the error rate are never put down to the runner: a
+// late wake-up moves the tail of a run's figures, not most requests.
+func explainedByRunner(c *Change, excess float64, cur *runfile.Run, noisier bool) bool {
 	m := cur.Machine
 	if m == nil || c.Unit != "ms" {
 		return false
 	}
 	switch KindOf(c.Metric) {
 	case KindTail:
-		return excess <= m.WakeLateP99Ms
+		return noisier || excess <= m.WakeLateP99Ms
 	case KindExtreme:
-		return excess <= m.WakeLateMaxMs
+		return noisier || excess <= m.WakeLateMaxMs
 	}
 	return false
 }
 
-// runnerNote says, for a report, which changes the runner's noise
-// explained, or "" when none.
-func runnerNote(rep *Report, cur *runfile.Run) string {
+// MachineFloorMS is the wake-up lateness p99 below which a runner is
+// never called noisier than usual, however far above its band: below a
+// millisecond the scheduler does not move a latency figure.
+const MachineFloorMS = 1.0
+
+// noisierRunner reports whether the machine that measured cur was
+// noisier than when it measured the runs of hist: its wake-up lateness
+// p99 above the noise band of theirs (NoiseBand) and above
+// MachineFloorMS. Runs that recorded no machine noise leave it false.
+func noisierRunner(hist []*runfile.Run, cur *runfile.Run, opts Options) bool {
+	if cur.Machine == nil {
+		return false
+	}
+	var p99s []float64
+	for _, h := range hist {
+		if h.Machine != nil {
+			p99s = append(p99s, h.Machine.WakeLateP99Ms)
+		}
+	}
+	if len(p99s) < len(hist) || len(p99s) < 2 {
+		return false
+	}
+	v := cur.Machine.WakeLateP99Ms
+	return v > NoiseBand(p99s, opts.BandAlpha).Hi && v > MachineFloorMS
+}
+
+// runnerNote says, for a report, which changes were put down to the
+// runner and why, or "" when none.
+func runnerNote(rep *Report, cur *runfile.Run, noisier bool) string {
 	var names []string
 	for _, c := range rep.Changes {
 		if c.Status == StatusNoisyRunner {
@@ -209,6 +248,10 @@ func runnerNote(rep *Report, cur *runfile.Run) string {
 	if len(names) == 0 || cur.Machine == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s worse by no more than the runner's own delays during this run (a sleeping goroutine woke up to %.1f ms late, %.1f ms at p99): reported as %q, not as regressions",
-		strings.Join(names, ", "), cur.Machine.WakeLateMaxMs, cur.Machine.WakeLateP99Ms, StatusNoisyRunner)
+	why := "worse by no more than the runner's own delays during this run"
+	if noisier {
+		why = "worse on a night the runner was noisier than in the runs of the band"
+	}
+	return fmt.Sprintf("%s %s (a sleeping goroutine woke up to %.1f ms late, %.1f ms at p99): reported as %q, not as regressions",
+		strings.Join(names, ", "), why, cur.Machine.WakeLateMaxMs, cur.Machine.WakeLateP99Ms, StatusNoisyRunner)
 }

@@ -108,7 +108,8 @@ func FromJournal(source string, b []byte) (Part, error) {
 // ReadDir reads the shards in dir: each subdirectory holding a run.json,
 // or else a journal, is one. A subdirectory with neither is noted and
 // left out (the shard died before its journal was written: merging
-// finds it missing).
+// finds it missing), and so is a merged run (the merge step publishes
+// beside its shards, PREFIX/merged).
 func ReadDir(dir string) (parts []Part, notes []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -126,6 +127,10 @@ func ReadDir(dir string) (parts []Part, notes []string, err error) {
 		}
 		if err != nil {
 			return nil, nil, err
+		}
+		if p.Run.Merge != nil {
+			notes = append(notes, fmt.Sprintf("%s is a merged run, not a shard: left out", sub))
+			continue
 		}
 		parts = append(parts, p)
 	}

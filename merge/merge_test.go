@@ -3,6 +3,8 @@ package merge
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +113,40 @@ func TestMergeRefuses(t *testing.T) {
 	b.Device.CPUModel = "other"
 	if d := Differences(a, b); len(d) != 0 {
 		t.Errorf("device differences refused: %v", d)
+	}
+}
+
+// A merged run beside the shards (the merge step publishes to
+// PREFIX/merged, beside PREFIX/shard-I) is left out with a note, not
+// refused: merging the prefix again works.
+func TestReadDirLeavesOutMergedRun(t *testing.T) {
+	dir := t.TempDir()
+	a, b := shardRun(0, 2, 3, 0), shardRun(1, 2, 3, 0)
+	for _, r := range []*runfile.Run{a, b} {
+		for i := range r.Requests {
+			r.Requests[i].Index = i
+		}
+	}
+	whole, err := Merge(parts(a, b), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]*runfile.Run{"shard-0": a, "shard-1": b, "merged": whole} {
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Write(filepath.Join(dir, name, "run.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ps, notes, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || len(notes) != 1 || !strings.Contains(notes[0], "merged run") {
+		t.Fatalf("%d parts, notes %q; want the 2 shards and a note on the merged run", len(ps), notes)
+	}
+	if _, err := Merge(ps, notes); err != nil {
+		t.Errorf("merging the prefix again: %v", err)
 	}
 }

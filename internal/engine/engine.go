@@ -341,6 +341,22 @@ func TypeSummary(types map[string]int) string {
 	return s
 }
 
+// hashChunk is how much of the file hash reads between two hand-backs
+// of the rearranged matrices' pages.
+const hashChunk = 2 << 20
+
+// clipSpans returns the parts of the sorted spans that lie in [lo, hi).
+func clipSpans(spans []span, lo, hi int) []span {
+	var out []span
+	for _, s := range spans {
+		if s.hi <= lo || s.lo >= hi {
+			continue
+		}
+		out = append(out, span{max(s.lo, lo), min(s.hi, hi)})
+	}
+	return out
+}
+
 // hash returns the sha256 of the file, computing it once; "" when the
 // file faulted (ErrModelFault) while it was read.
 func (m *Model) hash() string {
@@ -348,9 +364,21 @@ func (m *Model) hash() string {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		var err error
 		defer m.guard(&err)
-		h := sha256.Sum256(m.file.Data())
-		m.sha = hex.EncodeToString(h[:])
-		m.dropReleased() // the sum read them in again
+		// The sum reads every page of the mapping in; those of the
+		// rearranged matrices are handed back chunk by chunk as it goes,
+		// so that they and the rearranged copy are never resident
+		// together for the whole model (the peak of a run's memory).
+		data := m.file.Data()
+		h := sha256.New()
+		for lo := 0; lo < len(data); lo += hashChunk {
+			hi := min(lo+hashChunk, len(data))
+			h.Write(data[lo:hi])
+			if m.releaseMapped {
+				releaseFile(data, clipSpans(m.released, lo, hi))
+			}
+		}
+		m.sha = hex.EncodeToString(h.Sum(nil))
+		m.dropReleased() // pages that straddled two chunks
 	})
 	return m.sha
 }

@@ -238,3 +238,17 @@ func TestRepackTied(t *testing.T) {
 		t.Errorf("first position: logits differ by %g, more than 1e-5 of %g", worst, scale)
 	}
 }
+
+// TestClipSpans: the parts of the rearranged matrices' spans inside one
+// chunk of the hash, which it hands back as it goes.
+func TestClipSpans(t *testing.T) {
+	spans := []span{{0, 10}, {20, 30}, {40, 50}}
+	got := clipSpans(spans, 5, 45)
+	want := []span{{5, 10}, {20, 30}, {40, 45}}
+	if !slices.Equal(got, want) {
+		t.Errorf("clipSpans(%v, 5, 45) = %v, want %v", spans, got, want)
+	}
+	if got := clipSpans(spans, 10, 20); len(got) != 0 {
+		t.Errorf("a chunk between spans got %v", got)
+	}
+}

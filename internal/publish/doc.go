@@ -14,6 +14,11 @@
 //	if err != nil { ... } // names every file that did not upload
 //	fmt.Println(res.ReportURL)
 //
+// Download reads published files back (tokenpulse merge s3://...): it
+// lists a prefix, keeps the names a filter accepts, refuses objects beyond
+// its Limits before writing anything, and copies the rest into a local
+// directory.
+//
 // Credentials and the endpoint come from Options, or else from the standard
 // AWS environment variables: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 // AWS_SESSION_TOKEN, AWS_REGION (or AWS_DEFAULT_REGION), and

@@ -3,15 +3,11 @@ package publish
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,145 +17,29 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/tokenpulse/tokenpulse/internal/retry"
+	"github.com/tokenpulse/tokenpulse/internal/s3test"
 )
 
 // s3Server is a real S3-compatible server for the integration tests.
-type s3Server struct {
-	endpoint, access, secret string
-}
+type s3Server struct{ s3test.Server }
 
-// realS3 returns the server named by TOKENPULSE_S3_ENDPOINT,
-// TOKENPULSE_S3_ACCESS_KEY and TOKENPULSE_S3_SECRET_KEY (see .ci/s3-server),
-// or else starts versitygw on loopback when its binary is installed
-// (.ci/s3-server install), or else skips the test — and fails it under
-// CI=true, where the server must be there.
-func realS3(t *testing.T) s3Server {
-	t.Helper()
-	if ep := os.Getenv("TOKENPULSE_S3_ENDPOINT"); ep != "" {
-		s := s3Server{ep, os.Getenv("TOKENPULSE_S3_ACCESS_KEY"), os.Getenv("TOKENPULSE_S3_SECRET_KEY")}
-		if s.access == "" || s.secret == "" {
-			t.Fatal("TOKENPULSE_S3_ENDPOINT is set but TOKENPULSE_S3_ACCESS_KEY or TOKENPULSE_S3_SECRET_KEY is not")
-		}
-		return s
-	}
-	bin := versitygwPath()
-	if bin == "" {
-		msg := "no S3 server: set TOKENPULSE_S3_ENDPOINT (eval \"$(.ci/s3-server start)\") or install versitygw (.ci/s3-server install)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return startVersitygw(t, bin)
-}
+// realS3 is package s3test's server (it skips, or fails under CI=true,
+// without one).
+func realS3(t *testing.T) s3Server { return s3Server{s3test.Real(t)} }
 
-func versitygwPath() string {
-	if p := os.Getenv("TOKENPULSE_VERSITYGW"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("versitygw"); err == nil {
-		return p
-	}
-	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
-	if err != nil {
-		return ""
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	dirs := []string{}
-	if len(lines) > 0 && lines[0] != "" {
-		dirs = append(dirs, lines[0])
-	}
-	if len(lines) > 1 {
-		for _, p := range filepath.SplitList(lines[1]) {
-			dirs = append(dirs, filepath.Join(p, "bin"))
-		}
-	}
-	for _, d := range dirs {
-		p := filepath.Join(d, "versitygw")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p
-		}
-	}
-	return ""
-}
-
-// startVersitygw runs versitygw's posix backend on a free loopback port
-// with fresh keys and a temporary directory, for the test's lifetime.
-func startVersitygw(t *testing.T, bin string) s3Server {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	dir := t.TempDir()
-	for _, d := range []string{"data", "meta"} {
-		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := s3Server{endpoint: "http://" + addr, access: "tp" + randHex(t, 8), secret: randHex(t, 20)}
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "--port", addr, "--quiet", "posix", "--sidecar", filepath.Join(dir, "meta"), filepath.Join(dir, "data"))
-	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+s.access, "ROOT_SECRET_ACCESS_KEY="+s.secret)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	// Wait until it listens; a server that never does fails the test
-	// (the bound is generous: it only guards against hanging forever).
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return s
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("versitygw exited (%v): %s", err, logs.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not listen on %s: %s", addr, logs.String())
-		}
-	}
-}
-
-func randHex(t *testing.T, n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(b)
-}
+func randHex(t *testing.T, n int) string { return s3test.RandHex(t, n) }
 
 func (s s3Server) opts() Options {
 	return Options{
-		Endpoint:        s.endpoint,
-		AccessKeyID:     s.access,
-		SecretAccessKey: s.secret,
+		Endpoint:        s.Endpoint,
+		AccessKeyID:     s.Access,
+		SecretAccessKey: s.Secret,
 		Getenv:          func(string) string { return "" },
 		Retry:           retry.Policy{Backoff: time.Millisecond},
 	}
 }
 
-func (s s3Server) makeBucket(t *testing.T) string {
-	t.Helper()
-	bucket := "tp-" + randHex(t, 6)
-	c := newTestClient(t, s.endpoint, s.access, s.secret)
-	if err := c.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{}); err != nil {
-		t.Fatalf("make bucket: %v", err)
-	}
-	return bucket
-}
+func (s s3Server) makeBucket(t *testing.T) string { return s.MakeBucket(t) }
 
 func TestUploadToRealS3(t *testing.T) {
 	s := realS3(t)
@@ -180,7 +60,7 @@ func TestUploadToRealS3(t *testing.T) {
 	if len(res.Objects) != len(names) {
 		t.Fatalf("uploaded %d objects, want %d (%v)", len(res.Objects), len(names), names)
 	}
-	c := newTestClient(t, s.endpoint, s.access, s.secret)
+	c := newTestClient(t, s.Endpoint, s.Access, s.Secret)
 	checkUploaded(t, c, res, dir)
 
 	// The server lists exactly what was uploaded.
@@ -263,4 +143,57 @@ func sorted(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
+}
+
+func TestDownloadFromRealS3(t *testing.T) {
+	s := realS3(t)
+	bucket := s.makeBucket(t)
+	dir := runDir(t)
+	opts := s.opts()
+	for _, p := range []string{"run-1/shard-0", "run-1/shard-1", "run-10/shard-0"} {
+		if _, err := Upload(context.Background(), Dest{Bucket: bucket, Prefix: p}, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runJSON := func(name string) bool { return strings.HasSuffix(name, "/run.json") }
+	lim := Limits{FileBytes: int64(len(local)), Files: 10}
+	into := t.TempDir()
+	objs, err := Download(context.Background(), Dest{Bucket: bucket, Prefix: "run-1"}, into, runJSON, lim, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.Name)
+		got, err := os.ReadFile(filepath.Join(into, filepath.FromSlash(o.Name)))
+		if err != nil || !bytes.Equal(got, local) {
+			t.Errorf("%s: %d bytes (%v), want the uploaded %d", o.Name, len(got), err, len(local))
+		}
+	}
+	// run-10 shares run-1's first characters but is not under run-1/.
+	if fmt.Sprint(names) != "[shard-0/run.json shard-1/run.json]" {
+		t.Errorf("downloaded %v, want shard-0/run.json and shard-1/run.json only", names)
+	}
+
+	for _, tt := range []struct {
+		name string
+		lim  Limits
+		want string
+	}{
+		{"a byte too large", Limits{FileBytes: int64(len(local)) - 1, Files: 10}, "more than the"},
+		{"one file too many", Limits{FileBytes: int64(len(local)), Files: 1}, "more than 1 objects"},
+	} {
+		into := t.TempDir()
+		_, err := Download(context.Background(), Dest{Bucket: bucket, Prefix: "run-1"}, into, runJSON, tt.lim, opts)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+		if left, _ := os.ReadDir(into); len(left) != 0 {
+			t.Errorf("%s: %d entries written before the refusal", tt.name, len(left))
+		}
+	}
 }

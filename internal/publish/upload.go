@@ -152,14 +152,7 @@ func Upload(ctx context.Context, dest Dest, dir string, opts Options) (*Result, 
 	if err != nil {
 		return nil, fmt.Errorf("publish to %s: %w", dest, err)
 	}
-	client, err := minio.New(cfg.host, &minio.Options{
-		Creds:        cfg.creds,
-		Secure:       cfg.secure,
-		Region:       cfg.region,
-		BucketLookup: cfg.lookup,
-		Transport:    opts.Transport,
-		MaxRetries:   1, // attempts are counted here, with a backoff tests can see
-	})
+	client, err := cfg.client(opts)
 	if err != nil {
 		return nil, fmt.Errorf("publish to %s: %w", dest, err)
 	}
@@ -397,6 +390,19 @@ func resolve(o Options) (config, error) {
 		}
 	}
 	return c, nil
+}
+
+// client is the minio-go client of c: attempts are counted by the
+// caller, with a backoff tests can see.
+func (c config) client(o Options) (*minio.Client, error) {
+	return minio.New(c.host, &minio.Options{
+		Creds:        c.creds,
+		Secure:       c.secure,
+		Region:       c.region,
+		BucketLookup: c.lookup,
+		Transport:    o.Transport,
+		MaxRetries:   1,
+	})
 }
 
 // parseEndpoint reads "http://host:port", "https://host" or "host:port"

@@ -22,7 +22,12 @@ import (
 // The first line is a JournalHeader: what run.json would say of the run
 // before any request (tool, start, command line, target, device, config,
 // cold start) and what judging it needs. Each further line is a
-// JournalEntry: one finished request, in the order the requests finished.
+// JournalEntry: one finished request, in the order the requests finished;
+// or a JournalUpdate (a line with "update"): what became known of the run
+// after the header was written (a browser run's page and renders once
+// Chromium started, the CPU profile once written), a later update's
+// fields replacing an earlier one's. Journals written before updates
+// existed have none, and load as they did.
 // Each line is written with one write(2) before the request's result is
 // reported (the progress line, the next request of its worker); the
 // header is fsync'd, the request lines are not (an fsync per request
@@ -90,6 +95,41 @@ type JournalEntry struct {
 	Request Request   `json:"request"`
 }
 
+// JournalUpdate is what became known of the run after the journal's
+// header: each field set replaces what an earlier update said of it.
+type JournalUpdate struct {
+	// Browser is run.json's config.browser (bench --browser), known once
+	// Chromium started; the relay's holds are known at the workload's end.
+	Browser *Browser `json:"browser,omitempty"`
+	// Profile is run.json's profile, known once the profile is written
+	// (a run killed while it sampled leaves none).
+	Profile *Profile `json:"profile,omitempty"`
+}
+
+// empty reports whether u says nothing.
+func (u JournalUpdate) empty() bool { return u.Browser == nil && u.Profile == nil }
+
+// merge sets in u what later says.
+func (u *JournalUpdate) merge(later JournalUpdate) {
+	if later.Browser != nil {
+		u.Browser = later.Browser
+	}
+	if later.Profile != nil {
+		u.Profile = later.Profile
+	}
+}
+
+// journalLine is any line after the header: an update when Update is
+// set, else an entry.
+type journalLine struct {
+	JournalEntry
+	Update *JournalUpdate `json:"update,omitempty"`
+}
+
+// maxUpdates bounds the update lines a journal may hold besides its
+// requests (a run writes at most two).
+const maxUpdates = 16
+
 // JournalWriter appends to a journal. It is safe for concurrent use. The
 // first write that fails stops it: Err returns that error, and later
 // appends do nothing (the run goes on; run.json is written at its end
@@ -151,6 +191,27 @@ func (w *JournalWriter) Append(phase string, slot int, r *Request) error {
 	if err != nil {
 		return err
 	}
+	return w.write(line)
+}
+
+// Update writes what became known of the run (see [JournalUpdate]) as one
+// line; an empty update writes nothing.
+func (w *JournalWriter) Update(u JournalUpdate) error {
+	if u.empty() {
+		return nil
+	}
+	line, err := json.Marshal(struct {
+		At     time.Time     `json:"at"`
+		Update JournalUpdate `json:"update"`
+	}{time.Now().UTC(), u})
+	if err != nil {
+		return err
+	}
+	return w.write(line)
+}
+
+// write appends line and its newline with one write.
+func (w *JournalWriter) write(line []byte) error {
 	line = append(line, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -192,6 +253,8 @@ type Journal struct {
 	Path    string
 	Header  JournalHeader
 	Entries []JournalEntry
+	// Update is what the update lines said, merged in order.
+	Update JournalUpdate
 	// Notes say what was ignored: a line cut short by the death of the
 	// process that wrote it, a line that does not decode.
 	Notes []string
@@ -243,12 +306,24 @@ func DecodeJournal(path string, b []byte) (*Journal, error) {
 		return nil, fmt.Errorf("%s: run file schema %d is newer than this tokenpulse reads (%d)", path, j.Header.SchemaVersion, SchemaVersion)
 	}
 	var lineOf []int
-	if len(lines)-1 > MaxRequests {
+	if len(lines)-1 > MaxRequests+maxUpdates {
 		return nil, &InvalidError{Path: path, Msg: tooMany(len(lines) - 1)}
 	}
+	updates := 0
 	for i := 1; i < len(lines); i++ {
-		var e JournalEntry
-		err := json.Unmarshal(lines[i], &e)
+		var l journalLine
+		err := json.Unmarshal(lines[i], &l)
+		e := l.JournalEntry
+		if err == nil && l.Update != nil {
+			if e.Phase != "" {
+				err = errors.New("an update that is also a request")
+			} else if updates++; updates > maxUpdates {
+				return nil, &InvalidError{Path: path, Where: fmt.Sprintf("line %d", i+1), Msg: fmt.Sprintf("more than %d update lines", maxUpdates)}
+			} else {
+				j.Update.merge(*l.Update)
+				continue
+			}
+		}
 		if err == nil {
 			if _, ok := phaseRank[e.Phase]; !ok {
 				err = fmt.Errorf("unknown phase %q", e.Phase)
@@ -319,7 +394,8 @@ func (j *Journal) validate(lineOf []int) error {
 // requests in the order they were issued (cold, warm-up, measured, then
 // a scenario's; Index renumbered from 0), Interrupted set (whoever reads
 // a journal reads a run that stopped before writing run.json), and
-// FinishedAt the instant of the last line (StartedAt when none). Summary,
+// FinishedAt the instant of the last request's line (StartedAt when
+// none), and what the updates said (config.browser, profile). Summary,
 // verdicts, experience and warnings are left to the caller: package
 // measure summarizes, package gate judges. A scenario's own results
 // (rapid-fire's abort latencies) are not journaled: Scenario is nil.
@@ -338,6 +414,10 @@ func (j *Journal) Run() *Run {
 		ColdStart:     h.ColdStart,
 		Shard:         h.Shard,
 		Requests:      []Request{},
+		Profile:       j.Update.Profile,
+	}
+	if j.Update.Browser != nil {
+		run.Config.Browser = j.Update.Browser
 	}
 	es := append([]JournalEntry(nil), j.Entries...)
 	sort.SliceStable(es, func(a, b int) bool {

@@ -111,3 +111,64 @@ func TestJournalRefusesOtherFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalUpdates: what became known after the header (a browser
+// run's page, the profile) is journaled as update lines, a later one's
+// fields replacing an earlier one's, and the rebuilt run has them; a
+// journal without updates (as written before they existed) loads as it
+// did.
+func TestJournalUpdates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), JournalFile)
+	w, err := CreateJournal(path, JournalHeader{Tool: Tool{Name: "tokenpulse"}, Config: Config{Suite: "s", Requests: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(id string) *Request {
+		return &Request{RequestID: id, TTFTNS: 5, E2ENS: 5, ContentEvents: 1, TokenTimesNS: []int64{5}}
+	}
+	w.Update(JournalUpdate{Browser: &Browser{Page: "http://page", Renders: []string{"page"}}})
+	w.Append(PhaseMeasure, 0, req("m0"))
+	w.Update(JournalUpdate{}) // writes nothing
+	w.Update(JournalUpdate{Browser: &Browser{Page: "http://page", Renders: []string{"page"}, CPUThrottle: 4}, Profile: &Profile{File: "cpu.pprof", Source: "embedded", DurationMS: 20}})
+	w.Append(PhaseMeasure, 1, req("m1"))
+	w.Close()
+	b, _ := os.ReadFile(path)
+	if n := strings.Count(string(b), "\n"); n != 5 {
+		t.Errorf("%d lines, want 5 (header, 2 updates, 2 requests):\n%s", n, b)
+	}
+	j, err := ReadJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Notes) != 0 || len(j.Entries) != 2 {
+		t.Errorf("notes %q, %d entries; want none and 2", j.Notes, len(j.Entries))
+	}
+	run := j.Run()
+	if br := run.Config.Browser; br == nil || br.Page != "http://page" || br.CPUThrottle != 4 {
+		t.Errorf("config.browser %+v, want the last update's", br)
+	}
+	if p := run.Profile; p == nil || p.File != "cpu.pprof" || p.DurationMS != 20 {
+		t.Errorf("profile %+v, want the update's", p)
+	}
+
+	// An update that claims a phase is no request and no update.
+	bad := strings.Replace(string(b), `"update":{"browser"`, `"phase":"measure","update":{"browser"`, 1)
+	if j, err := DecodeJournal(path, []byte(bad)); err != nil || len(j.Notes) != 1 || j.Update.Browser.CPUThrottle != 4 {
+		t.Errorf("an update with a phase: %v, notes %v; want it ignored with a note", err, j)
+	}
+
+	// The journal of an older tokenpulse: no update line.
+	var old []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.Contains(l, `"update"`) {
+			old = append(old, l)
+		}
+	}
+	j, err = DecodeJournal(path, []byte(strings.Join(old, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run := j.Run(); len(run.Requests) != 2 || run.Config.Browser != nil || run.Profile != nil || len(j.Notes) != 0 {
+		t.Errorf("old journal: %d requests, browser %v, profile %v, notes %q", len(run.Requests), run.Config.Browser, run.Profile, j.Notes)
+	}
+}

@@ -302,6 +302,10 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 	if stop != nil {
 		run.Profile = stop()
 	}
+	// What the workload learned of the run (a browser run's page and the
+	// relay's holds) and the profile, now written, for a rebuild should
+	// the process die before run.json is written.
+	journal.Update(runfile.JournalUpdate{Browser: run.Config.Browser, Profile: run.Profile})
 	run.Requests, run.Scenario = res.Requests, res.Scenario
 	run.FinishedAt = s.now()
 	run.Interrupted = stopped != nil

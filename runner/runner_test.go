@@ -131,3 +131,58 @@ func TestFinishJudgesAStepwiseRun(t *testing.T) {
 		t.Errorf("last verdict %+v, want the default error budget, passed", last)
 	}
 }
+
+// TestRebuildKeepsBrowserAndProfile: config.browser and the profile
+// become known after the journal's header (Chromium starts, the profile
+// is written at the workload's end); a run that dies before run.json is
+// written (here: run.json cannot be written) is rebuilt from its journal
+// with both.
+func TestRebuildKeepsBrowserAndProfile(t *testing.T) {
+	url, stop := startMock()
+	defer stop()
+	s := exampleSuite()
+	dir := filepath.Join(t.TempDir(), "run")
+	// A directory where run.json goes: writing the run file fails, and
+	// the journal stays, as when the process is killed at that point.
+	if err := os.MkdirAll(filepath.Join(dir, runner.FileName, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	browser := &runfile.Browser{Page: "http://page", Renders: []string{"page"}, CPUThrottle: 4}
+	_, err := runner.Measure(context.Background(), runner.Spec{
+		Suite:    s,
+		Workload: bench.Workload{Requests: 3, Concurrency: 1, Seed: 1},
+		Client:   &stream.Client{BaseURL: url, API: "chat", Model: mock.ModelName},
+		Target:   runfile.Target{URL: url, API: "chat", Model: mock.ModelName, Backend: "mock"},
+		Dir:      dir,
+		Execute: func(ctx context.Context, run *runfile.Run, cfg bench.Config, w bench.Workload) (bench.Result, error) {
+			res, err := bench.RunWorkload(ctx, cfg, w)
+			run.Config.Browser = browser
+			return res, err
+		},
+		Around: func(string) func() *runfile.Profile {
+			return func() *runfile.Profile {
+				return &runfile.Profile{File: "cpu.pprof", Source: "embedded", DurationMS: 12}
+			}
+		},
+	})
+	if err == nil {
+		t.Fatal("Measure wrote run.json over a directory")
+	}
+	j, err := runfile.ReadJournal(filepath.Join(dir, runfile.JournalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := runner.Rebuild(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Requests) != 3 {
+		t.Errorf("%d requests rebuilt, want 3", len(run.Requests))
+	}
+	if br := run.Config.Browser; br == nil || br.Page != browser.Page || br.CPUThrottle != 4 {
+		t.Errorf("rebuilt config.browser %+v, want %+v", br, browser)
+	}
+	if p := run.Profile; p == nil || p.File != "cpu.pprof" || p.DurationMS != 12 {
+		t.Errorf("rebuilt profile %+v, want cpu.pprof of 12 ms", p)
+	}
+}

@@ -49,7 +49,11 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	}
 	switch {
 	case f.url != "":
-		return usageErr(errors.New("--model-b serves both models on the embedded server: it takes no --url"))
+		// Refused, not supported: the A/B's fairness is that one process
+		// on one machine serves both files, interleaved, so that its noise
+		// falls on both alike, and that the files are at hand (their sizes
+		// are part of the result). Two servers elsewhere share neither.
+		return usageErr(errors.New("--model-b serves both model files from the embedded server, interleaved on one machine: it takes no --url; to compare two servers, bench each (same --seed and -n) and run 'tokenpulse compare A/run.json B/run.json'"))
 	case f.concurrency != 1 || f.rate > 0 || f.scenario != "":
 		return usageErr(errors.New("--model-b interleaves one request at a time: it takes no -c above 1, --rate or --scenario"))
 	case f.browser.on:

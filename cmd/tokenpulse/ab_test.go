@@ -97,6 +97,10 @@ func TestBenchABUsageErrors(t *testing.T) {
 			t.Errorf("%q: exit %d, want %d\n%s", args, code, exitUsage, text)
 		}
 	}
+	// --url is refused saying why and what to do instead.
+	if text, code := cliRun(t, "bench", "--model-b", "b.gguf", "--url", "http://127.0.0.1:1"); code != exitUsage || !strings.Contains(text, "tokenpulse compare") {
+		t.Errorf("--model-b with --url: exit %d, want %d pointing to compare:\n%s", code, exitUsage, text)
+	}
 	// A missing model file names the flag that gave it.
 	if text, code := cliRun(t, "bench", "--model-b", "/no/such/file.gguf"); code != exitUsage || !strings.Contains(text, "--model-b: ") {
 		t.Errorf("missing --model-b file: exit %d, want %d naming --model-b:\n%s", code, exitUsage, text)

@@ -132,6 +132,14 @@ func (b *browserFlags) workload(run *runfile.Run, stderr interface{ Write([]byte
 			return bench.Result{}, fmt.Errorf("--browser: %w", err)
 		}
 		defer s.Close()
+		// The page and renders, for a rebuild of a run killed in the browser.
+		if j, ok := cfg.Journal.(interface {
+			Update(runfile.JournalUpdate) error
+		}); ok {
+			info := s.Info()
+			info.Renders = renders
+			j.Update(runfile.JournalUpdate{Browser: &info})
+		}
 		wc := w.Config(cfg)
 		plan := browserbench.Plan{
 			Cold: wc.ColdPrompt, Warmup: wc.WarmupPrompts, Prompts: wc.Prompts,

@@ -13,9 +13,11 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
-	"github.com/tokenpulse/tokenpulse/internal/engine"
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
+	"github.com/tokenpulse/tokenpulse/internal/engine/inspect"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/quantize"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
 func init() { commands = append(commands, newModelCmd) }
@@ -41,7 +43,7 @@ func newModelInfoCmd() *cobra.Command {
 				return err
 			}
 			defer f.Close()
-			fi := engine.Inspect(f)
+			fi := inspect.File(f)
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -54,7 +56,7 @@ func newModelInfoCmd() *cobra.Command {
 	return cmd
 }
 
-func printFileInfo(w io.Writer, path string, fi engine.FileInfo) error {
+func printFileInfo(w io.Writer, path string, fi inspect.Info) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "file\t%s (%s, GGUF v%d)\n", path, humanize.IBytes(uint64(fi.FileBytes)), fi.Version)
 	fmt.Fprintf(tw, "architecture\t%s\n", fi.Arch)
@@ -88,13 +90,13 @@ func printFileInfo(w io.Writer, path string, fi engine.FileInfo) error {
 }
 
 // synthPresets are named shapes for `model synth --preset`.
-var synthPresets = map[string]engine.SynthSpec{
+var synthPresets = map[string]synth.Spec{
 	"125m": {Arch: "llama", Dim: 768, Layers: 12, Heads: 12, KVHeads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048},
 	"0.5b": {Arch: "qwen2", Dim: 896, Layers: 24, Heads: 14, KVHeads: 2, FFN: 4864, Vocab: 151936, Ctx: 4096},
 }
 
 func newModelSynthCmd() *cobra.Command {
-	var sp engine.SynthSpec
+	var sp synth.Spec
 	var typ, out, preset string
 	cmd := &cobra.Command{
 		Use:   "synth -o FILE",
@@ -144,7 +146,7 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 			}
 			defer os.Remove(tmp.Name())
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: writing a %s %s model (dim %d, %d layers) to %s ...\n", sp.Type, sp.Arch, sp.Dim, sp.Layers, out)
-			if err := engine.Synth(tmp, sp); err != nil {
+			if err := synth.Write(tmp, sp); err != nil {
 				tmp.Close()
 				if strings.Contains(err.Error(), "synth:") && !strings.Contains(err.Error(), "write") {
 					return usageErr(err)
@@ -162,7 +164,7 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 				return fmt.Errorf("reading back %s: %w", out, err)
 			}
 			defer f.Close()
-			return printFileInfo(cmd.OutOrStdout(), out, engine.Inspect(f))
+			return printFileInfo(cmd.OutOrStdout(), out, inspect.File(f))
 		},
 	}
 	fl := cmd.Flags()
@@ -220,7 +222,7 @@ warning: precision is lost twice.
 			if threads < 0 {
 				return usageErr(errors.New("--threads must not be negative"))
 			}
-			opts := engine.QuantizeOptions{Threads: threads}
+			opts := quantize.Options{Threads: threads}
 			t, err := parseQuantType(typ)
 			if err != nil {
 				return usageErr(fmt.Errorf("--type: %w", err))
@@ -241,13 +243,13 @@ warning: precision is lost twice.
 					if err != nil {
 						return usageErr(fmt.Errorf("--tensor-type %q: %w", r, err))
 					}
-					opts.Rules = append(opts.Rules, engine.TensorTypeRule{Pattern: pat, Type: rt})
+					opts.Rules = append(opts.Rules, quantize.TensorTypeRule{Pattern: pat, Type: rt})
 				}
 			}
 			in, out := args[0], args[1]
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: quantising %s to %s ...\n", in, out)
-			res, err := engine.QuantizeFile(in, out, opts)
-			if errors.Is(err, engine.ErrQuantizeSpec) {
+			res, err := quantize.File(in, out, opts)
+			if errors.Is(err, quantize.ErrSpec) {
 				return usageErr(err)
 			}
 			if err != nil {
@@ -277,7 +279,7 @@ func parseQuantType(s string) (quant.Type, error) {
 	if err != nil {
 		return 0, fmt.Errorf("unknown type %q (want F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K or Q6_K)", s)
 	}
-	if !engine.CanQuantizeTo(t) {
+	if !quantize.Supports(t) {
 		return 0, fmt.Errorf("cannot quantise to %v (not a weight type this tool can write)", t)
 	}
 	return t, nil
@@ -291,7 +293,7 @@ var fileTypeNames = map[uint32]string{
 	17: "Q5_K_M", 18: "Q6_K", 32: "BF16",
 }
 
-func printQuantizeSummary(w io.Writer, in, out string, res *engine.QuantizeResult) error {
+func printQuantizeSummary(w io.Writer, in, out string, res *quantize.Result) error {
 	p := res.Plan
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "tensor\tshape\tfrom\tto\tbefore\tafter\tnote")

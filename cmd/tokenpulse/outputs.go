@@ -72,13 +72,9 @@ func (o *outputFlags) emit(ctx context.Context, stdout, stderr io.Writer, run *r
 	if err != nil {
 		return deliveryOutcome{}, usageErr(err)
 	}
-	path := o.history
-	if path == "" && (!o.noHistory || o.deliver.against != "") {
-		p, err := store.DefaultPath()
-		if err != nil {
-			return deliveryOutcome{}, fmt.Errorf("history: %w (use --history FILE or --no-history)", err)
-		}
-		path = p
+	path, err := o.historyPath(o.deliver.against != "")
+	if err != nil {
+		return deliveryOutcome{}, err
 	}
 	var errs []error
 	if o.deliver.against != "" {
@@ -105,15 +101,9 @@ func (o *outputFlags) emit(ctx context.Context, stdout, stderr io.Writer, run *r
 		}
 		fmt.Fprintf(stderr, "tokenpulse: reports (%s) written to %s\n", strings.Join(formats, ", "), dir)
 	}
-	recorded := false
-	if !o.noHistory {
-		id, err := store.Record(path, run)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("recording the run in the history %s: %w", store.Redact(path), err))
-		} else {
-			recorded = true
-			fmt.Fprintf(stderr, "tokenpulse: recorded as run %d in %s\n", id, store.Redact(path))
-		}
+	recorded, err := o.record(stderr, path, run)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	out, err := o.deliver.deliver(ctx, stderr, run, dir, path)
 	if recorded && out.reportURL != "" {
@@ -123,4 +113,33 @@ func (o *outputFlags) emit(ctx context.Context, stdout, stderr io.Writer, run *r
 		}
 	}
 	return out, errors.Join(append(errs, err)...)
+}
+
+// historyPath is the history runs are recorded in (--history, else the
+// default), "" when none is recorded (--no-history) and read needs none
+// (read: a comparison with a recorded run was asked).
+func (o *outputFlags) historyPath(read bool) (string, error) {
+	path := o.history
+	if path == "" && (!o.noHistory || read) {
+		p, err := store.DefaultPath()
+		if err != nil {
+			return "", fmt.Errorf("history: %w (use --history FILE or --no-history)", err)
+		}
+		path = p
+	}
+	return path, nil
+}
+
+// record records run in the history at path unless --no-history, and
+// says so on stderr; it reports whether the run was recorded.
+func (o *outputFlags) record(stderr io.Writer, path string, run *runfile.Run) (bool, error) {
+	if o.noHistory {
+		return false, nil
+	}
+	id, err := store.Record(path, run)
+	if err != nil {
+		return false, fmt.Errorf("recording the run in the history %s: %w", store.Redact(path), err)
+	}
+	fmt.Fprintf(stderr, "tokenpulse: recorded as run %d in %s\n", id, store.Redact(path))
+	return true, nil
 }

@@ -59,12 +59,15 @@ the lowest load's and the lowest load's plus --knee-floor: where requests
 start to queue.
 
 Without --url the embedded server is started once for every step; its
-cold request is measured in the first step only. Steps are not recorded in
-the history; 'tokenpulse report DIR/STEP' renders any step.
+cold request is measured in the first step only. Each step's run is
+recorded in the history as bench records a run (--history, --no-history):
+a later bench at the same load and arrival compares with it, as with any
+run; 'tokenpulse report DIR/STEP' renders any step.
 
 Exit status: 0 when the sweep finished (with --find-max: when some rate
 passed), 99 when --find-max found no rate that passed, 2 for errors of use,
-1 when the target could not be measured, 130 when interrupted (the steps
+1 when the target could not be measured or a step could not be recorded
+in the history, 130 when interrupted (the steps
 measured are in sweep.json).`,
 		Example: `  tokenpulse sweep --find-max                       # the embedded server's capacity under the default suite
   tokenpulse sweep --url http://127.0.0.1:8080 --rates 1,2,4,8 --duration 30s
@@ -78,7 +81,7 @@ measured are in sweep.json).`,
 	fl := cmd.Flags()
 	fl.AddFlagSet(bc.Flags())
 	// bench's flags that a sweep refuses or ignores stay out of its help.
-	for _, n := range []string{"rate", "repeat", "model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp", "color", "history", "no-history",
+	for _, n := range []string{"rate", "repeat", "model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp", "color",
 		"browser", "render", "cpu-throttle", "page", "input", "send", "output"} {
 		if fl.Lookup(n) != nil {
 			_ = fl.MarkHidden(n)
@@ -226,6 +229,10 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
+	history, err := bf.outputs.historyPath(false)
+	if err != nil {
+		return err
+	}
 	started := time.Now().UTC()
 	dir, err := runner.MakeDir(bf.out, started)
 	if err != nil {
@@ -267,7 +274,7 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		return 0, false
 	}
 	allFailed := true
-	var runErr error
+	var runErr, histErr error
 	for i := 0; ; i++ {
 		load, ok := next(i)
 		if !ok {
@@ -291,6 +298,14 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		run, _, stepErr, err := plan.measureRun(ctx, stderr, t, spec)
 		if err != nil {
 			return err
+		}
+		// Each step is a run like bench's, and recorded as one. A history
+		// that cannot be written does not stop the sweep (each step's run
+		// file is written whatever the history says): it is said once,
+		// and the sweep then exits 1, as bench does.
+		if _, err := bf.outputs.record(stderr, history, run); err != nil && histErr == nil {
+			histErr = err
+			fmt.Fprintf(stderr, "tokenpulse: warning: step %d: %v\n", i+1, err)
 		}
 		st := sweep.StepOf(load, name, run)
 		sw.Add(st)
@@ -353,6 +368,8 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		return withCode(exitFailure, errors.New("every request of every step failed"))
 	case sw.Search != nil && sw.Search.Capacity == 0:
 		return withCode(exitThreshold, errors.New(sw.Search.String()))
+	case histErr != nil:
+		return withCode(exitFailure, fmt.Errorf("%w; the steps' runs are safe in %s", histErr, dir))
 	}
 	return nil
 }

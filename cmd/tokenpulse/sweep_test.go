@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/internal/mock"
 	"github.com/tokenpulse/tokenpulse/internal/server"
+	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/repeats"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/sweep"
@@ -296,5 +298,37 @@ func TestSweepUsageErrorsNameTheFlag(t *testing.T) {
 		if code != exitUsage || !strings.Contains(text, c.want) || strings.Contains(text, "goroutine") {
 			t.Errorf("%q: exit %d, want %d with %q:\n%s", args, code, exitUsage, c.want, text)
 		}
+	}
+}
+
+// TestSweepRecordsEachStep: each step of a sweep is a run, recorded in
+// the history as bench records one (it was not: a later bench at the
+// same load had no base to compare with); --no-history records none.
+func TestSweepRecordsEachStep(t *testing.T) {
+	out := t.TempDir()
+	hist := filepath.Join(t.TempDir(), "history.db")
+	text, code := cliRun(t, "sweep", "--concurrencies", "1,2", "-n", "2", "--warmup", "0", "--max-tokens", "4",
+		"--out", out, "--history", hist, "-q", "--error-budget", "none", "--suite", writeBenchSuite(t, "30s"))
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, text)
+	}
+	s, err := store.OpenRead(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	es, err := s.List(context.Background(), store.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || strings.Count(text, "recorded as run") != 2 {
+		t.Fatalf("%d runs in the history, want one per step (2):\n%s", len(es), text)
+	}
+
+	hist2 := filepath.Join(t.TempDir(), "history.db")
+	text, code = cliRun(t, "sweep", "--concurrencies", "1", "-n", "1", "--warmup", "0", "--max-tokens", "4",
+		"--out", t.TempDir(), "--history", hist2, "--no-history", "-q", "--error-budget", "none", "--suite", writeBenchSuite(t, "30s"))
+	if _, err := os.Stat(hist2); code != exitOK || !os.IsNotExist(err) {
+		t.Errorf("--no-history: exit %d, history %v (want none):\n%s", code, err, text)
 	}
 }

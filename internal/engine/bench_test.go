@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
 // benchModels are the models the benchmarks run: the bundled stories260K
@@ -24,12 +25,12 @@ import (
 // (-bench 'Decode/synth125M-Q8_0' runs both).
 var benchModels = []struct {
 	name string
-	spec *SynthSpec // nil: the bundled model
+	spec *synth.Spec // nil: the bundled model
 }{
 	{"stories260K", nil},
-	{"synth125M-Q8_0", &SynthSpec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q8_0, Seed: 1}},
-	{"synth125M-Q8_0-norepack", &SynthSpec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q8_0, Seed: 1}},
-	{"synth125M-Q4_K", &SynthSpec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q4_K, Seed: 1}},
+	{"synth125M-Q8_0", &synth.Spec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q8_0, Seed: 1}},
+	{"synth125M-Q8_0-norepack", &synth.Spec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q8_0, Seed: 1}},
+	{"synth125M-Q4_K", &synth.Spec{Arch: "llama", Dim: 768, Layers: 12, Heads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048, Type: quant.Q4_K, Seed: 1}},
 }
 
 var (
@@ -40,7 +41,7 @@ var (
 
 // benchModelPath returns the file of a synthetic benchmark model, writing
 // it on first use.
-func benchModelPath(b *testing.B, name string, sp SynthSpec) string {
+func benchModelPath(b *testing.B, name string, sp synth.Spec) string {
 	b.Helper()
 	benchDirOnce.Do(func() {
 		d, err := os.MkdirTemp("", "tokenpulse-bench-")
@@ -58,7 +59,7 @@ func benchModelPath(b *testing.B, name string, sp SynthSpec) string {
 		b.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := Synth(w, sp); err != nil {
+	if err := synth.Write(w, sp); err != nil {
 		b.Fatal(err)
 	}
 	if err := w.Flush(); err != nil {

@@ -6,17 +6,19 @@ import (
 	"strings"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
+	"github.com/tokenpulse/tokenpulse/internal/engine/limits"
 )
 
 // Limits on the hyperparameters read from a model file, which is not
-// trusted: each value is checked before anything is sized from it.
+// trusted: each value is checked before anything is sized from it
+// (package limits, which synth's models keep to as well).
 const (
-	maxDim    = 1 << 16
-	maxLayers = 1 << 10
-	maxHeads  = 1 << 10
-	maxFFN    = 1 << 18
-	maxVocab  = 1 << 21
-	maxCtx    = 1 << 20
+	maxDim    = limits.MaxDim
+	maxLayers = limits.MaxLayers
+	maxHeads  = limits.MaxHeads
+	maxFFN    = limits.MaxFFN
+	maxVocab  = limits.MaxVocab
+	maxCtx    = limits.MaxCtx
 	// DefaultCtx is the context size used when Options.Ctx is zero, unless
 	// the model's own context is smaller.
 	DefaultCtx = 2048
@@ -62,6 +64,17 @@ var neoxArchs = map[string]bool{"qwen2": true, "qwen": true, "qwen3": true, "phi
 
 // supportedArchs are the architectures this forward pass computes.
 var supportedArchs = map[string]bool{"llama": true, "qwen2": true}
+
+// FileConfig reads the hyperparameters of f and holds them against its
+// tensors' shapes, as Load does before it loads anything: the error says
+// why the engine would refuse the file.
+func FileConfig(f *gguf.File) (Config, error) {
+	c, err := configFrom(f)
+	if err == nil {
+		err = checkTensors(f, c)
+	}
+	return c, err
+}
 
 // configFrom reads and validates the hyperparameters of f.
 func configFrom(f *gguf.File) (Config, error) {

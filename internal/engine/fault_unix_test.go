@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
 // TestTruncatedModelFile truncates the mapped file of a loaded, warmed
@@ -23,7 +24,7 @@ import (
 // file's layout (NoRepack) so that the layers are read from the mapping.
 func TestTruncatedModelFile(t *testing.T) {
 	for _, threads := range []int{1, 2} {
-		path := synthFile(t, SynthSpec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, FFN: 512, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 1})
+		path := synthFile(t, synth.Spec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, FFN: 512, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 1})
 		m := loadModel(t, path, Options{Threads: threads, NoRepack: true})
 		if _, err := m.Warmup(context.Background()); err != nil {
 			t.Fatal(err)

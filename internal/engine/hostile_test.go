@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
 // hostileSpec is the shape a hostile file claims. Its tensors agree with
@@ -38,7 +39,7 @@ func hostileGGUF(t testing.TB, h hostileSpec) []byte {
 	g.Add("llama.attention.head_count", uint32(h.heads))
 	g.Add("llama.attention.key_length", uint32(h.keyLen))
 	g.Add("llama.attention.head_count_kv", uint32(h.heads))
-	tokens, scores, types := synthVocab(synthMinVocab)
+	tokens, scores, types := synth.Vocab(synth.MinVocab)
 	g.Add("tokenizer.ggml.model", "llama")
 	g.Add("tokenizer.ggml.tokens", tokens)
 	g.Add("tokenizer.ggml.scores", scores)
@@ -71,7 +72,7 @@ func hostileGGUF(t testing.TB, h hostileSpec) []byte {
 		g.AddTensor(name, typ, dims, make([]byte, size))
 	}
 	d, q, f := uint64(h.dim), uint64(h.heads*h.keyLen), uint64(h.ffn)
-	add("token_embd.weight", quant.Q4_0, d, synthMinVocab)
+	add("token_embd.weight", quant.Q4_0, d, synth.MinVocab)
 	add("output_norm.weight", quant.F32, d)
 	for l := 0; l < h.layers; l++ {
 		p := fmt.Sprintf("blk.%d.", l)
@@ -127,7 +128,7 @@ var (
 )
 
 // TestHyperparametersAgainstTensors: each hyperparameter that disagrees
-// with the tensors is named, by Load and by Inspect (model info).
+// with the tensors is named, by Load and by FileConfig (model info).
 func TestHyperparametersAgainstTensors(t *testing.T) {
 	good := hostileSpec{dim: 32, heads: 2, keyLen: 16, ffn: 64, layers: 2, ctxLen: 64}
 	cases := []struct {
@@ -166,8 +167,8 @@ func TestHyperparametersAgainstTensors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fi := Inspect(f); fi.Config != nil || !strings.Contains(fi.ConfigErr, c.want) {
-				t.Errorf("Inspect: config %+v, error %q; want one saying %q", fi.Config, fi.ConfigErr, c.want)
+			if _, err := FileConfig(f); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("FileConfig (model info's check): err = %v, want one saying %q", err, c.want)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
 // inFile reports whether b lies inside the model's file mapping.
@@ -35,7 +36,7 @@ func TestRepackUsed(t *testing.T) {
 }
 
 func testRepackUsed(t *testing.T, typ quant.Type) {
-	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: typ, Seed: 4})
+	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: typ, Seed: 4})
 	rp := quant.Repacked(typ)
 	kf, _ := quant.Lookup(typ)
 	for _, off := range []bool{false, true} {
@@ -111,7 +112,7 @@ func testRepackAgrees(t *testing.T, typ quant.Type) {
 	if quant.Repacked(typ) == nil {
 		t.Skip("no repacked kernel for this type on this CPU")
 	}
-	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: typ, Seed: 5})
+	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: typ, Seed: 5})
 	on := loadModel(t, path, Options{Threads: 2})
 	off := loadModel(t, path, Options{Threads: 2, NoRepack: true})
 	prompt := []int32{1, 200, 201, 202, 17, 90}
@@ -181,7 +182,7 @@ func TestRepackTied(t *testing.T) {
 	if rp == nil {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
-	src := synthFile(t, SynthSpec{Arch: "llama", Dim: 512, Layers: 1, Heads: 8, FFN: 1024, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 6})
+	src := synthFile(t, synth.Spec{Arch: "llama", Dim: 512, Layers: 1, Heads: 8, FFN: 1024, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 6})
 	f, err := gguf.Open(src)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
 // TestRepackFault: rearranging reads the mapped file, so a file cut short
@@ -17,7 +18,7 @@ func TestRepackFault(t *testing.T) {
 	if quant.Repacked(quant.Q8_0) == nil {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
-	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, FFN: 512, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 1})
+	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, FFN: 512, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 1})
 	m := loadModel(t, path, Options{Threads: 2, NoRepack: true})
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)

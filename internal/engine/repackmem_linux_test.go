@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
 // mappingRSS returns the resident set, in bytes, of the mapping of this
@@ -53,7 +54,7 @@ func TestInfoKeepsReleasedPagesOut(t *testing.T) {
 	if quant.Repacked(quant.Q8_0) == nil {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
-	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 2048, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 9})
+	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 2048, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 9})
 	m := loadModel(t, path, Options{Threads: 2})
 	if _, err := m.Warmup(context.Background()); err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestInfoHashPeak(t *testing.T) {
 	if quant.Repacked(quant.Q8_0) == nil {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
-	path := synthFile(t, SynthSpec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 2048, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 9})
+	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 2048, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 9})
 	m := loadModel(t, path, Options{Threads: 2})
 	var released uint64
 	for _, s := range m.released {

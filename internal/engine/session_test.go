@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
 func bundledModel(t testing.TB, opts Options) *Model {
@@ -349,7 +350,7 @@ func TestSamplerDistribution(t *testing.T) {
 // TestDecodeStepAllocatesNothing holds the decode loop to no allocation
 // per token: a forward pass on the pool plus sampling.
 func TestDecodeStepAllocatesNothing(t *testing.T) {
-	path := synthFile(t, SynthSpec{Arch: "qwen2", Dim: 256, Layers: 1, Heads: 4, KVHeads: 2, FFN: 512, Vocab: 400, Ctx: 256, Type: quant.Q8_0, Seed: 4})
+	path := synthFile(t, synth.Spec{Arch: "qwen2", Dim: 256, Layers: 1, Heads: 4, KVHeads: 2, FFN: 512, Vocab: 400, Ctx: 256, Type: quant.Q8_0, Seed: 4})
 	for _, threads := range []int{1, 2} {
 		m := loadModel(t, path, Options{Threads: threads})
 		s := m.NewSession()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/internal/engine"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 	"github.com/tokenpulse/tokenpulse/internal/server"
 )
 
@@ -20,7 +21,7 @@ import (
 // request.
 func TestTruncatedModelIsBroken(t *testing.T) {
 	var buf bytes.Buffer
-	if err := engine.Synth(&buf, engine.SynthSpec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, FFN: 512, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 1}); err != nil {
+	if err := synth.Write(&buf, synth.Spec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, FFN: 512, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "m.gguf")

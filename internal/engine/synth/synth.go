@@ -1,4 +1,9 @@
-package engine
+// Package synth writes synthetic llama-family GGUF models of any shape
+// (tokenpulse model synth): seeded random weights of one type and a
+// byte-level SentencePiece vocabulary, for benchmarks and tests that need
+// a model of a given size without downloading one. It writes files; the
+// engine, which loads them, does not import it.
+package synth
 
 import (
 	"fmt"
@@ -7,11 +12,12 @@ import (
 	"math/rand/v2"
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
+	"github.com/tokenpulse/tokenpulse/internal/engine/limits"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
 )
 
-// SynthSpec is the shape of a synthesised model.
-type SynthSpec struct {
+// Spec is the shape of a synthesised model.
+type Spec struct {
 	Arch    string     // "llama" or "qwen2" (adds q/k/v biases, NEOX rope)
 	Dim     int        // embedding width
 	Layers  int        // transformer blocks
@@ -24,10 +30,10 @@ type SynthSpec struct {
 	Seed    uint64     // the same seed gives the same file
 }
 
-// synthMinVocab is the smallest vocabulary: <unk>, <s>, </s> and 256 bytes.
-const synthMinVocab = 3 + 256
+// MinVocab is the smallest vocabulary: <unk>, <s>, </s> and 256 bytes.
+const MinVocab = 3 + 256
 
-func (sp *SynthSpec) validate() (*quant.Kernel, error) {
+func (sp *Spec) validate() (*quant.Kernel, error) {
 	if sp.KVHeads == 0 {
 		sp.KVHeads = sp.Heads
 	}
@@ -35,12 +41,12 @@ func (sp *SynthSpec) validate() (*quant.Kernel, error) {
 		return nil, fmt.Errorf("engine: synth: architecture %q, want llama or qwen2", sp.Arch)
 	}
 	switch {
-	case sp.Dim <= 0 || sp.Dim > maxDim, sp.Layers <= 0 || sp.Layers > maxLayers,
-		sp.Heads <= 0 || sp.Heads > maxHeads, sp.KVHeads <= 0, sp.FFN <= 0 || sp.FFN > maxFFN,
-		sp.Ctx <= 0 || sp.Ctx > maxCtx:
+	case sp.Dim <= 0 || sp.Dim > limits.MaxDim, sp.Layers <= 0 || sp.Layers > limits.MaxLayers,
+		sp.Heads <= 0 || sp.Heads > limits.MaxHeads, sp.KVHeads <= 0, sp.FFN <= 0 || sp.FFN > limits.MaxFFN,
+		sp.Ctx <= 0 || sp.Ctx > limits.MaxCtx:
 		return nil, fmt.Errorf("engine: synth: dimensions out of range: %+v", *sp)
-	case sp.Vocab < synthMinVocab || sp.Vocab > maxVocab:
-		return nil, fmt.Errorf("engine: synth: vocabulary %d, want %d..%d", sp.Vocab, synthMinVocab, maxVocab)
+	case sp.Vocab < MinVocab || sp.Vocab > limits.MaxVocab:
+		return nil, fmt.Errorf("engine: synth: vocabulary %d, want %d..%d", sp.Vocab, MinVocab, limits.MaxVocab)
 	case sp.Dim%sp.Heads != 0 || sp.Heads%sp.KVHeads != 0 || (sp.Dim/sp.Heads)%2 != 0:
 		return nil, fmt.Errorf("engine: synth: %d dims, %d heads, %d KV heads do not divide evenly into even-sized heads", sp.Dim, sp.Heads, sp.KVHeads)
 	}
@@ -62,7 +68,7 @@ func (sp *SynthSpec) validate() (*quant.Kernel, error) {
 // 256 byte tokens, then letter pieces), so any text tokenizes. Its output
 // is gibberish, but it has the size, memory traffic and arithmetic of a
 // real model of that shape, which is what benchmarks need.
-func Synth(w io.Writer, sp SynthSpec) error {
+func Write(w io.Writer, sp Spec) error {
 	k, err := sp.validate()
 	if err != nil {
 		return err
@@ -82,7 +88,7 @@ func Synth(w io.Writer, sp SynthSpec) error {
 	g.Add(a+".rope.freq_base", float32(10000))
 	g.Add(a+".attention.layer_norm_rms_epsilon", float32(1e-5))
 	g.Add(a+".vocab_size", uint32(sp.Vocab))
-	tokens, scores, types := synthVocab(sp.Vocab)
+	tokens, scores, types := Vocab(sp.Vocab)
 	g.Add("tokenizer.ggml.model", "llama")
 	g.Add("tokenizer.ggml.tokens", tokens)
 	g.Add("tokenizer.ggml.scores", scores)
@@ -158,12 +164,12 @@ func putF32(b []byte, v float32) {
 	b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
 }
 
-// synthVocab builds a SentencePiece vocabulary of n tokens: <unk>, <s>,
+// Vocab builds a SentencePiece vocabulary of n tokens: <unk>, <s>,
 // </s>, the 256 byte tokens, then printable characters, "▁"-prefixed
 // letters and ever longer lowercase pieces, each reachable by merging two
 // shorter ones. Types follow llama.cpp: 1 normal, 2 unknown, 3 control,
 // 6 byte.
-func synthVocab(n int) (tokens []string, scores []float32, types []int32) {
+func Vocab(n int) (tokens []string, scores []float32, types []int32) {
 	add := func(s string, typ int32) bool {
 		if len(tokens) >= n {
 			return false

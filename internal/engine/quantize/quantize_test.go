@@ -1,7 +1,9 @@
-package engine
+package quantize
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -11,20 +13,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/internal/engine"
 	"github.com/tokenpulse/tokenpulse/internal/engine/bundled"
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 	"github.com/tokenpulse/tokenpulse/internal/fixture"
 )
 
 // quantSpec is a small llama whose widths are multiples of 256, so every
 // 2-D weight can be K-quantised.
-var quantSpec = SynthSpec{Arch: "llama", Dim: 256, Layers: 2, Heads: 8, KVHeads: 4, FFN: 512, Vocab: 400, Ctx: 64, Type: quant.F32, Seed: 11}
+var quantSpec = synth.Spec{Arch: "llama", Dim: 256, Layers: 2, Heads: 8, KVHeads: 4, FFN: 512, Vocab: 400, Ctx: 64, Type: quant.F32, Seed: 11}
 
-func quantizeTo(t *testing.T, in string, opts QuantizeOptions) (string, *QuantizeResult) {
+func quantizeTo(t *testing.T, in string, opts Options) (string, *Result) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out.gguf")
-	res, err := QuantizeFile(in, out, opts)
+	res, err := File(in, out, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,9 +45,9 @@ func openGGUF(t *testing.T, path string) *gguf.File {
 	return f
 }
 
-func greedyTokens(t *testing.T, m *Model, text string, n int) []int32 {
+func greedyTokens(t *testing.T, m *engine.Model, text string, n int) []int32 {
 	t.Helper()
-	got, _ := generate(t, m.NewSession(), m.Tokenizer().Encode(text, true, false), Params{MaxTokens: n})
+	got, _ := generate(t, m.NewSession(), m.Tokenizer().Encode(text, true, false), engine.Params{MaxTokens: n})
 	return got
 }
 
@@ -66,13 +70,13 @@ func TestQuantizeSynthMixed(t *testing.T) {
 	}
 	in := openGGUF(t, f32Path)
 
-	mixedPath, res := quantizeTo(t, f32Path, QuantizeOptions{Type: quant.Q4_K, Rules: []TensorTypeRule{{"token_embd", quant.Q6_K}}})
-	uniformPath, ures := quantizeTo(t, f32Path, QuantizeOptions{Type: quant.Q4_K, Threads: 3})
+	mixedPath, res := quantizeTo(t, f32Path, Options{Type: quant.Q4_K, Rules: []TensorTypeRule{{"token_embd", quant.Q6_K}}})
+	uniformPath, ures := quantizeTo(t, f32Path, Options{Type: quant.Q4_K, Threads: 3})
 
 	for _, c := range []struct {
 		name     string
 		path     string
-		res      *QuantizeResult
+		res      *Result
 		embd     quant.Type
 		fileType uint32
 	}{
@@ -141,8 +145,8 @@ func TestQuantizeSynthMixed(t *testing.T) {
 
 	// The uniform file is the directly synthesised Q4_K model's tensors,
 	// so the engine decodes both identically.
-	mq := loadModel(t, uniformPath, Options{Threads: 1})
-	md := loadModel(t, directPath[quant.Q4_K], Options{Threads: 1})
+	mq := loadModel(t, uniformPath, engine.Options{Threads: 1})
+	md := loadModel(t, directPath[quant.Q4_K], engine.Options{Threads: 1})
 	for _, prompt := range []string{"Once upon a time", "the quick brown fox"} {
 		if a, b := greedyTokens(t, mq, prompt, 24), greedyTokens(t, md, prompt, 24); !slices.Equal(a, b) {
 			t.Errorf("%q: quantised file gives %v, direct Q4_K synth %v", prompt, a, b)
@@ -158,7 +162,7 @@ func TestQuantizeSynthMixed(t *testing.T) {
 	// tensor's error is that of its type, the mix is closer than all-Q4_K
 	// (token_embd at Q6_K helps), the logits' RMS change stays bounded, and
 	// at Q8_0 the argmax agrees on nearly every position.
-	mf := loadModel(t, f32Path, Options{Threads: 1})
+	mf := loadModel(t, f32Path, engine.Options{Threads: 1})
 	seq := append(mf.Tokenizer().Encode("Once upon a time", true, false), greedyTokens(t, mf, "Once upon a time", 40)...)
 	lf, err := mf.NewSession().Logits(seq)
 	if err != nil {
@@ -171,7 +175,7 @@ func TestQuantizeSynthMixed(t *testing.T) {
 			t.Errorf("%s (%v): relative RMS error %.4f, want at most %.3f", ot.Name, ot.Type, e, bound)
 		}
 	}
-	q8Path, _ := quantizeTo(t, f32Path, QuantizeOptions{Type: quant.Q8_0})
+	q8Path, _ := quantizeTo(t, f32Path, Options{Type: quant.Q8_0})
 	rel := map[string]float64{}
 	for _, c := range []struct {
 		name     string
@@ -183,7 +187,7 @@ func TestQuantizeSynthMixed(t *testing.T) {
 		{"Q4_K", uniformPath, 0.55, 0},
 		{"Q8_0", q8Path, 0.06, 0.9},
 	} {
-		lm, err := loadModel(t, c.path, Options{Threads: 1}).NewSession().Logits(seq)
+		lm, err := loadModel(t, c.path, engine.Options{Threads: 1}).NewSession().Logits(seq)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +257,7 @@ func TestQuantizeToF32(t *testing.T) {
 			sp := quantSpec
 			sp.Type = typ
 			in := synthFile(t, sp)
-			out, res := quantizeTo(t, in, QuantizeOptions{Type: quant.F32})
+			out, res := quantizeTo(t, in, Options{Type: quant.F32})
 			fi, fo := openGGUF(t, in), openGGUF(t, out)
 			for i, ot := range fo.Tensors {
 				it := fi.Tensors[i]
@@ -274,7 +278,7 @@ func TestQuantizeToF32(t *testing.T) {
 			if ft, _ := fo.Uint("general.file_type"); ft != 0 || len(res.Plan.Requantized) != 0 {
 				t.Errorf("file_type %d, requantised %v", ft, res.Plan.Requantized)
 			}
-			mi, mo := loadModel(t, in, Options{Threads: 1}), loadModel(t, out, Options{Threads: 1})
+			mi, mo := loadModel(t, in, engine.Options{Threads: 1}), loadModel(t, out, engine.Options{Threads: 1})
 			for _, prompt := range []string{"Once upon a time", "hello world"} {
 				if a, b := greedyTokens(t, mi, prompt, 32), greedyTokens(t, mo, prompt, 32); !slices.Equal(a, b) {
 					t.Errorf("%q: input gives %v, F32 copy %v", prompt, a, b)
@@ -295,7 +299,7 @@ func TestQuantizeStoriesQ8_0(t *testing.T) {
 	if err := os.WriteFile(in, bundled.Model, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, res := quantizeTo(t, in, QuantizeOptions{Type: quant.Q8_0})
+	out, res := quantizeTo(t, in, Options{Type: quant.Q8_0})
 	fo, fr := openGGUF(t, out), openGGUF(t, ref)
 	q8 := 0
 	for _, ot := range fo.Tensors {
@@ -328,7 +332,7 @@ func TestQuantizeStoriesQ8_0(t *testing.T) {
 	if kept != 5 {
 		t.Errorf("%d tensors kept for their row length, want the 5 ffn_down", kept)
 	}
-	mo, mr := loadModel(t, out, Options{Threads: 1}), loadModel(t, ref, Options{Threads: 1})
+	mo, mr := loadModel(t, out, engine.Options{Threads: 1}), loadModel(t, ref, engine.Options{Threads: 1})
 	a, b := greedyTokens(t, mo, "Once upon a time", 48), greedyTokens(t, mr, "Once upon a time", 48)
 	if ta, tb := mo.Tokenizer().Decode(a), mr.Tokenizer().Decode(b); ta != tb {
 		t.Errorf("greedy text\n%q\nllama-quantize's Q8_0 file gives\n%q", ta, tb)
@@ -342,7 +346,7 @@ func TestQuantizeRequantize(t *testing.T) {
 	sp := quantSpec
 	sp.Type = quant.Q8_0
 	in := synthFile(t, sp)
-	out, res := quantizeTo(t, in, QuantizeOptions{Type: quant.Q4_K, Rules: []TensorTypeRule{{"attn_*", quant.Q8_0}}})
+	out, res := quantizeTo(t, in, Options{Type: quant.Q4_K, Rules: []TensorTypeRule{{"attn_*", quant.Q8_0}}})
 	if !slices.Equal(res.Plan.Requantized, []quant.Type{quant.Q8_0}) {
 		t.Errorf("requantised %v, want [Q8_0]", res.Plan.Requantized)
 	}
@@ -359,7 +363,7 @@ func TestQuantizeRequantize(t *testing.T) {
 			t.Errorf("%s: %v, want Q4_K", ot.Name, ot.Type)
 		}
 	}
-	m := loadModel(t, out, Options{Threads: 1})
+	m := loadModel(t, out, engine.Options{Threads: 1})
 	if got := greedyTokens(t, m, "Once", 8); len(got) == 0 {
 		t.Error("no tokens from the requantised model")
 	}
@@ -372,7 +376,7 @@ func TestQuantizeKeepsUnfitRows(t *testing.T) {
 	sp := quantSpec
 	sp.FFN = 320
 	in := synthFile(t, sp)
-	out, res := quantizeTo(t, in, QuantizeOptions{Type: quant.Q4_K, Rules: []TensorTypeRule{{"output_norm", quant.Q8_0}}})
+	out, res := quantizeTo(t, in, Options{Type: quant.Q4_K, Rules: []TensorTypeRule{{"output_norm", quant.Q8_0}}})
 	for _, p := range res.Plan.Tensors {
 		switch {
 		case strings.HasSuffix(p.Name, "ffn_down.weight"):
@@ -391,7 +395,7 @@ func TestQuantizeKeepsUnfitRows(t *testing.T) {
 			t.Errorf("%s: %+v", p.Name, p)
 		}
 	}
-	m := loadModel(t, out, Options{Threads: 1})
+	m := loadModel(t, out, engine.Options{Threads: 1})
 	if got := greedyTokens(t, m, "Once", 8); len(got) == 0 {
 		t.Error("no tokens")
 	}
@@ -431,7 +435,7 @@ func TestQuantizePatterns(t *testing.T) {
 	// The first matching rule wins.
 	in := synthFile(t, quantSpec)
 	f := openGGUF(t, in)
-	p, err := PlanQuantize(f, QuantizeOptions{Type: quant.Q4_K, Rules: []TensorTypeRule{{"blk.0.attn_q", quant.Q8_0}, {"attn_*", quant.Q6_K}}})
+	p, err := NewPlan(f, Options{Type: quant.Q4_K, Rules: []TensorTypeRule{{"blk.0.attn_q", quant.Q8_0}, {"attn_*", quant.Q6_K}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +459,7 @@ func TestQuantizePatterns(t *testing.T) {
 }
 
 // TestQuantizeRefuses: requests that cannot be carried out fail with
-// ErrQuantizeSpec before anything is written.
+// ErrSpec before anything is written.
 func TestQuantizeRefuses(t *testing.T) {
 	in := synthFile(t, quantSpec)
 	dir := t.TempDir()
@@ -467,24 +471,24 @@ func TestQuantizeRefuses(t *testing.T) {
 	cases := []struct {
 		name     string
 		out      string
-		opts     QuantizeOptions
+		opts     Options
 		contains string
 	}{
-		{"no quantiser", out, QuantizeOptions{Type: quant.Q8_K}, "cannot quantise to Q8_K"},
-		{"rule type", out, QuantizeOptions{Type: quant.Q4_K, Rules: []TensorTypeRule{{"token_embd", quant.Q8_1}}}, "cannot quantise to Q8_1"},
-		{"no match", out, QuantizeOptions{Type: quant.Q4_K, Rules: []TensorTypeRule{{"token_embd", quant.Q6_K}, {"attn_out", quant.Q6_K}}}, `pattern "attn_out" matches no tensor`},
-		{"bad glob", out, QuantizeOptions{Type: quant.Q4_K, Rules: []TensorTypeRule{{"attn_[", quant.Q6_K}}}, `pattern "attn_["`},
-		{"empty pattern", out, QuantizeOptions{Type: quant.Q4_K, Rules: []TensorTypeRule{{"", quant.Q6_K}}}, "empty tensor pattern"},
-		{"same path", in, QuantizeOptions{Type: quant.Q4_K}, "is the input file"},
-		{"same path, relative", filepath.Join(filepath.Dir(in), ".", filepath.Base(in)), QuantizeOptions{Type: quant.Q4_K}, "is the input file"},
-		{"symlink to input", link, QuantizeOptions{Type: quant.Q4_K}, "is the input file"},
+		{"no quantiser", out, Options{Type: quant.Q8_K}, "cannot quantise to Q8_K"},
+		{"rule type", out, Options{Type: quant.Q4_K, Rules: []TensorTypeRule{{"token_embd", quant.Q8_1}}}, "cannot quantise to Q8_1"},
+		{"no match", out, Options{Type: quant.Q4_K, Rules: []TensorTypeRule{{"token_embd", quant.Q6_K}, {"attn_out", quant.Q6_K}}}, `pattern "attn_out" matches no tensor`},
+		{"bad glob", out, Options{Type: quant.Q4_K, Rules: []TensorTypeRule{{"attn_[", quant.Q6_K}}}, `pattern "attn_["`},
+		{"empty pattern", out, Options{Type: quant.Q4_K, Rules: []TensorTypeRule{{"", quant.Q6_K}}}, "empty tensor pattern"},
+		{"same path", in, Options{Type: quant.Q4_K}, "is the input file"},
+		{"same path, relative", filepath.Join(filepath.Dir(in), ".", filepath.Base(in)), Options{Type: quant.Q4_K}, "is the input file"},
+		{"symlink to input", link, Options{Type: quant.Q4_K}, "is the input file"},
 	}
 	before, _ := os.ReadFile(in)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := QuantizeFile(in, c.out, c.opts)
-			if !errors.Is(err, ErrQuantizeSpec) || !strings.Contains(err.Error(), c.contains) {
-				t.Errorf("err = %v, want ErrQuantizeSpec containing %q", err, c.contains)
+			_, err := File(in, c.out, c.opts)
+			if !errors.Is(err, ErrSpec) || !strings.Contains(err.Error(), c.contains) {
+				t.Errorf("err = %v, want ErrSpec containing %q", err, c.contains)
 			}
 		})
 	}
@@ -496,7 +500,7 @@ func TestQuantizeRefuses(t *testing.T) {
 	if len(entries) != 1 || entries[0].Name() != "link.gguf" {
 		t.Errorf("directory holds %v, want only link.gguf", entries)
 	}
-	if _, err := QuantizeFile(filepath.Join(dir, "missing.gguf"), out, QuantizeOptions{Type: quant.Q4_K}); err == nil || errors.Is(err, ErrQuantizeSpec) {
+	if _, err := File(filepath.Join(dir, "missing.gguf"), out, Options{Type: quant.Q4_K}); err == nil || errors.Is(err, ErrSpec) {
 		t.Errorf("missing input: %v", err)
 	}
 }
@@ -506,14 +510,14 @@ func TestQuantizeRefuses(t *testing.T) {
 func TestQuantizeAtomic(t *testing.T) {
 	in := synthFile(t, quantSpec)
 	dir := t.TempDir()
-	if _, err := QuantizeFile(in, filepath.Join(dir, "no", "out.gguf"), QuantizeOptions{Type: quant.Q8_0}); err == nil {
+	if _, err := File(in, filepath.Join(dir, "no", "out.gguf"), Options{Type: quant.Q8_0}); err == nil {
 		t.Error("writing into a missing directory succeeded")
 	}
 	out := filepath.Join(dir, "out.gguf")
 	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := QuantizeFile(in, out, QuantizeOptions{Type: quant.Q8_0}); err != nil {
+	if _, err := File(in, out, Options{Type: quant.Q8_0}); err != nil {
 		t.Fatal(err)
 	}
 	openGGUF(t, out)
@@ -544,7 +548,7 @@ func TestQuantizeAlignment(t *testing.T) {
 	if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _ := quantizeTo(t, in, QuantizeOptions{Type: quant.Q6_K})
+	out, _ := quantizeTo(t, in, Options{Type: quant.Q6_K})
 	f := openGGUF(t, out)
 	n := 0
 	for _, kv := range f.KV {
@@ -562,4 +566,58 @@ func TestQuantizeAlignment(t *testing.T) {
 	if a.Type != quant.Q6_K || f.DataStart%64 != 0 || a.Offset%64 != 0 {
 		t.Errorf("a.weight %v at %d+%d", a.Type, f.DataStart, a.Offset)
 	}
+}
+
+// loadModel loads the model at path for the test's life.
+func loadModel(t testing.TB, path string, opts engine.Options) *engine.Model {
+	t.Helper()
+	opts.ModelPath = path
+	m, err := engine.Load(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// generate runs s on prompt and returns the tokens it generated.
+func generate(t *testing.T, s *engine.Session, prompt []int32, p engine.Params) ([]int32, engine.Result) {
+	t.Helper()
+	var got []int32
+	res, err := s.Generate(context.Background(), prompt, p, func(tok engine.Token) error {
+		got = append(got, tok.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, res
+}
+
+// putF32 stores v little-endian in b.
+func putF32(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32bits(v)) }
+
+// synthFile writes the model sp describes to a temporary file.
+func synthFile(t testing.TB, sp synth.Spec) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := synth.Write(&buf, sp); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "synth.gguf")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// argmax returns the index of the largest of x (the first on ties).
+func argmax(x []float32) int32 {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return int32(best)
 }

@@ -11,12 +11,13 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+	"github.com/tokenpulse/tokenpulse/internal/engine/synth"
 )
 
-func synthFile(t testing.TB, sp SynthSpec) string {
+func synthFile(t testing.TB, sp synth.Spec) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Synth(&buf, sp); err != nil {
+	if err := synth.Write(&buf, sp); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "synth.gguf")
@@ -29,11 +30,11 @@ func synthFile(t testing.TB, sp SynthSpec) string {
 func TestSynth(t *testing.T) {
 	cases := []struct {
 		name string
-		spec SynthSpec
+		spec synth.Spec
 	}{
-		{"llama-F32", SynthSpec{Arch: "llama", Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, FFN: 128, Vocab: 300, Ctx: 64, Type: quant.F32, Seed: 1}},
-		{"qwen2-Q8_0", SynthSpec{Arch: "qwen2", Dim: 64, Layers: 2, Heads: 4, KVHeads: 1, FFN: 96, Vocab: 1000, Ctx: 64, Type: quant.Q8_0, Seed: 2}},
-		{"llama-Q4_K", SynthSpec{Arch: "llama", Dim: 256, Layers: 1, Heads: 8, FFN: 512, Vocab: 2000, Ctx: 32, Type: quant.Q4_K, Seed: 3}},
+		{"llama-F32", synth.Spec{Arch: "llama", Dim: 64, Layers: 2, Heads: 4, KVHeads: 2, FFN: 128, Vocab: 300, Ctx: 64, Type: quant.F32, Seed: 1}},
+		{"qwen2-Q8_0", synth.Spec{Arch: "qwen2", Dim: 64, Layers: 2, Heads: 4, KVHeads: 1, FFN: 96, Vocab: 1000, Ctx: 64, Type: quant.Q8_0, Seed: 2}},
+		{"llama-Q4_K", synth.Spec{Arch: "llama", Dim: 256, Layers: 1, Heads: 8, FFN: 512, Vocab: 2000, Ctx: 32, Type: quant.Q4_K, Seed: 3}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,58 +68,11 @@ func TestSynth(t *testing.T) {
 	}
 }
 
-func TestSynthDeterministic(t *testing.T) {
-	spec := SynthSpec{Arch: "llama", Dim: 32, Layers: 1, Heads: 2, FFN: 64, Vocab: 270, Ctx: 16, Type: quant.Q8_0, Seed: 5}
-	var a, b, c bytes.Buffer
-	for _, buf := range []*bytes.Buffer{&a, &b} {
-		if err := Synth(buf, spec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	spec.Seed = 6
-	if err := Synth(&c, spec); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Error("the same seed gave different files")
-	}
-	if bytes.Equal(a.Bytes(), c.Bytes()) || a.Len() != c.Len() {
-		t.Errorf("seeds 5 and 6: equal %v, sizes %d and %d; want different content of the same size", bytes.Equal(a.Bytes(), c.Bytes()), a.Len(), c.Len())
-	}
-}
-
-func TestSynthRejects(t *testing.T) {
-	good := SynthSpec{Arch: "llama", Dim: 64, Layers: 1, Heads: 4, FFN: 64, Vocab: 300, Ctx: 16, Type: quant.F32}
-	cases := []struct {
-		name   string
-		change func(*SynthSpec)
-	}{
-		{"arch", func(s *SynthSpec) { s.Arch = "gpt2" }},
-		{"small vocab", func(s *SynthSpec) { s.Vocab = 100 }},
-		{"uneven heads", func(s *SynthSpec) { s.Heads = 5 }},
-		{"kv heads", func(s *SynthSpec) { s.KVHeads = 3 }},
-		{"block size", func(s *SynthSpec) { s.Type = quant.Q4_K }},
-		{"zero layers", func(s *SynthSpec) { s.Layers = 0 }},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			sp := good
-			c.change(&sp)
-			if err := Synth(&bytes.Buffer{}, sp); err == nil {
-				t.Errorf("Synth(%+v) succeeded", sp)
-			}
-		})
-	}
-	if err := Synth(&bytes.Buffer{}, good); err != nil {
-		t.Errorf("good spec: %v", err)
-	}
-}
-
 // TestThreadsAgree checks that the worker pool changes nothing: every row
 // is computed by one dot product whichever worker runs it, so logits are
 // bit-identical with 1 and 3 threads and with prefill batches of 1, 7 and 64.
 func TestThreadsAgree(t *testing.T) {
-	path := synthFile(t, SynthSpec{Arch: "qwen2", Dim: 256, Layers: 2, Heads: 8, KVHeads: 2, FFN: 512, Vocab: 600, Ctx: 64, Type: quant.Q8_0, Seed: 9})
+	path := synthFile(t, synth.Spec{Arch: "qwen2", Dim: 256, Layers: 2, Heads: 8, KVHeads: 2, FFN: 512, Vocab: 600, Ctx: 64, Type: quant.Q8_0, Seed: 9})
 	prompt := []int32{1, 300, 301, 302, 400, 500, 599, 260, 270, 280, 290}
 	var ref []float32
 	for _, opts := range []Options{{Threads: 1, BatchSize: 1}, {Threads: 3, BatchSize: 1}, {Threads: 3, BatchSize: 7}, {Threads: 2, BatchSize: 64}} {

@@ -1,4 +1,9 @@
-package engine
+// Package quantize converts a GGUF model's weights to other types
+// (tokenpulse model quantize), as llama.cpp's llama-quantize does: a plan
+// of each tensor's type (a default, per-tensor rules), then the
+// conversion, tensor by tensor over several threads. It is an offline
+// tool: the engine, which loads the result, does not import it.
+package quantize
 
 import (
 	"errors"
@@ -15,10 +20,10 @@ import (
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
 )
 
-// ErrQuantizeSpec marks a quantisation request that cannot be carried out
+// ErrSpec marks a quantisation request that cannot be carried out
 // as asked: a type with no quantiser, a tensor-type pattern that matches no
 // tensor or is malformed, an output path that is the input.
-var ErrQuantizeSpec = errors.New("invalid quantisation request")
+var ErrSpec = errors.New("invalid quantisation request")
 
 // TensorTypeRule gives the tensors matched by Pattern the type Type.
 //
@@ -32,8 +37,8 @@ type TensorTypeRule struct {
 	Type    quant.Type
 }
 
-// QuantizeOptions say what Quantize makes of each tensor.
-type QuantizeOptions struct {
+// Options say what Quantize makes of each tensor.
+type Options struct {
 	// Type is the type of every quantisable tensor no rule matches.
 	Type quant.Type
 	// Rules are per-tensor types; the first rule that matches a tensor
@@ -44,8 +49,8 @@ type QuantizeOptions struct {
 	Threads int
 }
 
-// QuantizedTensor is the plan for one tensor.
-type QuantizedTensor struct {
+// Tensor is the plan for one tensor.
+type Tensor struct {
 	Name      string
 	Dims      []uint64
 	From, To  quant.Type
@@ -59,20 +64,20 @@ type QuantizedTensor struct {
 }
 
 // Converted reports whether the tensor's data is re-encoded.
-func (q *QuantizedTensor) Converted() bool { return q.From != q.To }
+func (q *Tensor) Converted() bool { return q.From != q.To }
 
-// QuantizePlan is what Quantize does with a file: the type of every tensor
+// Plan is what Quantize does with a file: the type of every tensor
 // and the general.file_type written.
-type QuantizePlan struct {
-	Tensors  []QuantizedTensor // in file order
-	FileType uint32            // llama.cpp's llama_ftype written as general.file_type
+type Plan struct {
+	Tensors  []Tensor // in file order
+	FileType uint32   // llama.cpp's llama_ftype written as general.file_type
 	// Requantized lists the already-quantised source types that are
 	// re-encoded to another quantised type (precision is lost twice).
 	Requantized []quant.Type
 }
 
 // Bytes returns the tensor data size before and after.
-func (p *QuantizePlan) Bytes() (before, after uint64) {
+func (p *Plan) Bytes() (before, after uint64) {
 	for _, t := range p.Tensors {
 		before += t.FromBytes
 		after += t.ToBytes
@@ -80,8 +85,8 @@ func (p *QuantizePlan) Bytes() (before, after uint64) {
 	return before, after
 }
 
-// CanQuantizeTo reports whether Quantize can produce tensors of type t.
-func CanQuantizeTo(t quant.Type) bool {
+// Supports reports whether Quantize can produce tensors of type t.
+func Supports(t quant.Type) bool {
 	k, err := quant.Lookup(t)
 	return err == nil && k.Quantize != nil
 }
@@ -153,35 +158,35 @@ func bitsPerWeight(t quant.Type) float64 {
 	return float64(8*k.BlockBytes) / float64(k.BlockSize)
 }
 
-// PlanQuantize decides the type of every tensor of f. Tensors that are
+// NewPlan decides the type of every tensor of f. Tensors that are
 // not quantisable weights (1-D tensors such as norms and biases) and
 // tensors whose row length is not a multiple of the wanted type's block
 // keep their stored type (F32 in an F32 or F16 model), as Kept says.
 // llama.cpp's quantiser keeps 1-D tensors too; for an unfit row length it
 // instead falls back to another block type (Q4_K to Q5_0, Q6_K to Q8_0,
 // then F16), which this does not do.
-func PlanQuantize(f *gguf.File, opts QuantizeOptions) (*QuantizePlan, error) {
-	if !CanQuantizeTo(opts.Type) {
-		return nil, fmt.Errorf("engine: quantize: cannot quantise to %v: %w", opts.Type, ErrQuantizeSpec)
+func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
+	if !Supports(opts.Type) {
+		return nil, fmt.Errorf("engine: quantize: cannot quantise to %v: %w", opts.Type, ErrSpec)
 	}
 	used := make([]bool, len(opts.Rules))
 	for _, r := range opts.Rules {
 		if r.Pattern == "" {
-			return nil, fmt.Errorf("engine: quantize: empty tensor pattern: %w", ErrQuantizeSpec)
+			return nil, fmt.Errorf("engine: quantize: empty tensor pattern: %w", ErrSpec)
 		}
 		if _, err := path.Match(r.Pattern, ""); err != nil {
-			return nil, fmt.Errorf("engine: quantize: pattern %q: %v: %w", r.Pattern, err, ErrQuantizeSpec)
+			return nil, fmt.Errorf("engine: quantize: pattern %q: %v: %w", r.Pattern, err, ErrSpec)
 		}
-		if !CanQuantizeTo(r.Type) {
-			return nil, fmt.Errorf("engine: quantize: pattern %q: cannot quantise to %v: %w", r.Pattern, r.Type, ErrQuantizeSpec)
+		if !Supports(r.Type) {
+			return nil, fmt.Errorf("engine: quantize: pattern %q: cannot quantise to %v: %w", r.Pattern, r.Type, ErrSpec)
 		}
 	}
-	p := &QuantizePlan{}
+	p := &Plan{}
 	requant := map[quant.Type]bool{}
 	raised := false
 	for i := range f.Tensors {
 		t := &f.Tensors[i]
-		q := QuantizedTensor{
+		q := Tensor{
 			Name: t.Name, Dims: append([]uint64(nil), t.Dims...),
 			From: t.Type, To: t.Type, Wanted: opts.Type,
 			FromBytes: uint64(len(t.Data)), ToBytes: uint64(len(t.Data)),
@@ -222,7 +227,7 @@ func PlanQuantize(f *gguf.File, opts QuantizeOptions) (*QuantizePlan, error) {
 	}
 	for j, r := range opts.Rules {
 		if !used[j] {
-			return nil, fmt.Errorf("engine: quantize: pattern %q matches no tensor (patterns match a full name such as blk.0.attn_output.weight, or a stem such as attn_output or token_embd, or a glob): %w", r.Pattern, ErrQuantizeSpec)
+			return nil, fmt.Errorf("engine: quantize: pattern %q matches no tensor (patterns match a full name such as blk.0.attn_output.weight, or a stem such as attn_output or token_embd, or a glob): %w", r.Pattern, ErrSpec)
 		}
 	}
 	for _, t := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1, quant.Q2_K, quant.Q3_K, quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.Q8_1, quant.Q8_K} {
@@ -277,7 +282,7 @@ func fileType(t quant.Type, raised bool) uint32 {
 // Write writes the quantised file to w: every metadata entry of f in
 // order, with general.file_type and general.quantization_version set (as
 // llama.cpp does), then the tensors in file order, converted as planned.
-func (p *QuantizePlan) Write(w io.Writer, f *gguf.File, threads int) error {
+func (p *Plan) Write(w io.Writer, f *gguf.File, threads int) error {
 	if len(p.Tensors) != len(f.Tensors) {
 		return errors.New("engine: quantize: plan is for another file")
 	}
@@ -370,31 +375,31 @@ func convertTensor(t *gguf.TensorInfo, to quant.Type, threads int) ([]byte, erro
 	return out, nil
 }
 
-// QuantizeResult is what QuantizeFile did.
-type QuantizeResult struct {
-	Plan      *QuantizePlan
+// Result is what File did.
+type Result struct {
+	Plan      *Plan
 	InBytes   int64 // size of the input file
 	OutBytes  int64 // size of the output file
 	InputPath string
 }
 
-// QuantizeFile writes to outPath a copy of the GGUF file inPath with its
-// tensors converted as opts say (see PlanQuantize). Everything is checked
+// File writes to outPath a copy of the GGUF file inPath with its
+// tensors converted as opts say (see NewPlan). Everything is checked
 // before anything is written; the file is written to a temporary file in
 // the same directory, synced and renamed over outPath, so outPath is
 // either left as it was or complete. outPath must not be inPath.
-func QuantizeFile(inPath, outPath string, opts QuantizeOptions) (*QuantizeResult, error) {
+func File(inPath, outPath string, opts Options) (*Result, error) {
 	if same, err := samePath(inPath, outPath); err != nil {
 		return nil, err
 	} else if same {
-		return nil, fmt.Errorf("engine: quantize: output %s is the input file; write to another path: %w", outPath, ErrQuantizeSpec)
+		return nil, fmt.Errorf("engine: quantize: output %s is the input file; write to another path: %w", outPath, ErrSpec)
 	}
 	f, err := gguf.Open(inPath)
 	if err != nil {
 		return nil, fmt.Errorf("engine: quantize: %w", err)
 	}
 	defer f.Close()
-	plan, err := PlanQuantize(f, opts)
+	plan, err := NewPlan(f, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +434,7 @@ func QuantizeFile(inPath, outPath string, opts QuantizeOptions) (*QuantizeResult
 		return nil, fmt.Errorf("engine: quantize: %w", err)
 	}
 	ok = true
-	return &QuantizeResult{Plan: plan, InBytes: f.Size, OutBytes: st.Size(), InputPath: inPath}, nil
+	return &Result{Plan: plan, InBytes: f.Size, OutBytes: st.Size(), InputPath: inPath}, nil
 }
 
 // samePath reports whether a and b name the same file: the same cleaned

@@ -212,6 +212,17 @@ func runStreams(t *testing.T, p mock.Profile, n int) ([]*Trace, *writeLog) {
 	return traces, wl
 }
 
+// mostTokensPct is the share of a stream's tokens that must arrive within
+// interval/2.5 of the median offset: 90 %; under the race detector 75 %,
+// since the kernel's receive timestamps are off there (raceEnabled) and
+// an arrival is stamped when its read returns, so each wake-up of the
+// client's goroutine that a loaded machine delays enters it (CI saw two of
+// eleven events 15 ms late on 2 busy cores). Every simulated bug fails
+// the median checks whichever share holds (checked with the share at 0);
+// the share bounds what the medians let through, a minority of tokens
+// stamped far off.
+var mostTokensPct = map[bool]int{false: 90, true: 75}[raceEnabled]
+
 // truthProblems checks a trace of the mock with profile p against the
 // mock's own account and the server's writes (wl), and says what is
 // wrong.
@@ -231,8 +242,8 @@ func runStreams(t *testing.T, p mock.Profile, n int) ([]*Trace, *writeLog) {
 //     [−1 ms, interval/5] (a stamp one event late is a whole interval off);
 //   - shape: each token's arrival − write less the median of them, so
 //     that one late token (the first included) moves only its own error;
-//     median within interval/5, and 90 % of tokens within interval/2.5
-//     (all stamped at the end are off by up to half the answer);
+//     median within interval/5 (all stamped at the end are off by up to
+//     half the answer), and mostTokensPct of tokens within interval/2.5;
 //   - gaps: (arrival[i] − arrival[i−1]) − (write[i] − write[i−1]), median
 //     within interval/5, so arrivals follow the intervals the server kept
 //     (stalls included).
@@ -311,8 +322,8 @@ func truthProblems(tr *Trace, wl *writeLog, p mock.Profile, events int, counts [
 	if m := median(absRel); m > tight {
 		bad("median |arrival − write − their median| = %v, want ≤ %v (errors %v)", m, tight, rel)
 	}
-	if 10*within < 9*len(rel) {
-		bad("%d of %d tokens within %v of the median arrival − write, want 90%% (errors %v)", within, len(rel), loose, rel)
+	if 100*within < mostTokensPct*len(rel) {
+		bad("%d of %d tokens within %v of the median arrival − write, want %d%% (errors %v)", within, len(rel), loose, mostTokensPct, rel)
 	}
 	gaps := make([]time.Duration, 0, len(tr.TokenTimes)-1)
 	for j := 1; j < len(tr.TokenTimes); j++ {
@@ -339,6 +350,11 @@ var timestampBugs = []struct {
 	{"each token stamped one event late", func(tr *Trace) {
 		copy(tr.TokenTimes, tr.TokenTimes[1:])
 		tr.TokenTimes[len(tr.TokenTimes)-1] = tr.LastEvent // the finish event's
+	}},
+	{"every other token stamped one event late", func(tr *Trace) {
+		for i := 1; i+1 < len(tr.TokenTimes); i += 2 {
+			tr.TokenTimes[i] = tr.TokenTimes[i+1]
+		}
 	}},
 	{"every event counted as a token", func(tr *Trace) {
 		// The finish, usage and [DONE] events after the last token; the

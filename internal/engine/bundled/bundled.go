@@ -22,6 +22,6 @@ const Name = "stories260K.gguf"
 // TrainedContext is the context stories260K was trained with: seq_len 512
 // in its llama2.c checkpoint header. The GGUF file says 128 only because
 // llama.cpp's llama2.c converter writes that value for every model it
-// converts (see /work/shared/models/README.md and README.md here), so the
+// converts (see README.md here and internal/fixture/testdata/models/README.md), so the
 // engine uses this value for the bundled model instead.
 const TrainedContext = 512

@@ -2,7 +2,6 @@ package gguf
 
 import (
 	"os"
-	"path/filepath"
 	"runtime/metrics"
 	"testing"
 
@@ -16,8 +15,8 @@ func FuzzParse(f *testing.F) {
 	f.Add(tiny(f))
 	f.Add(header(3, 1, 1))
 	f.Add(header(2, 0, 0))
-	if dir, err := fixture.SharedDir(); err == nil {
-		if data, err := os.ReadFile(filepath.Join(dir, "models", "stories260K.gguf")); err == nil {
+	if p, err := fixture.Find("models/stories260K.gguf"); err == nil {
+		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data[:4096])
 		}
 	}

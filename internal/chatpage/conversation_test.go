@@ -217,8 +217,14 @@ func TestAnswerFlowsAsText(t *testing.T) {
 	defer stop()
 	for _, render := range []string{RenderPerToken, RenderFrame} {
 		t.Run(render, func(t *testing.T) {
-			if err := chromedp.Do(tab, chromedp.Navigate(ts.URL+"/?render="+render), chromedp.WaitReady(chromedp.CSS("#send")),
-				chromedp.Click(chromedp.CSS("#send"))); err != nil {
+			id := "flow-" + render
+			if err := chromedp.Do(tab, chromedp.Navigate(ts.URL+"/?render="+render), chromedp.WaitReady(chromedp.CSS("#send"))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`tokenpulse.prepare({id: "`+id+`"})`)); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#send"))); err != nil {
 				t.Fatal(err)
 			}
 			if s, err := chromedp.Run(tab, chromedp.Poll[string](`(s => s !== "streaming" && s)(document.getElementById("status").textContent)`)); err != nil || s != "done" {
@@ -245,6 +251,14 @@ func TestAnswerFlowsAsText(t *testing.T) {
 			}
 			if marked != words {
 				t.Errorf("%d tokens marked for Element Timing, want %d (each token that shows text)", marked, words)
+			}
+			// and Chromium reports each one's paint.
+			elem, err := chromedp.Run(tab, chromedp.Evaluate[int](`tokenpulse.result("`+id+`").then(r => r.paintSource.filter((s, i) => s === "element" && r.text[i].trim() !== "").length)`, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if elem != words {
+				t.Errorf("%d tokens painted per Element Timing, want %d (each token that shows text)", elem, words)
 			}
 		})
 	}

@@ -164,31 +164,60 @@ function shown(text) {
   return text;
 }
 
-// insert puts tokens (each {rec, i, text}) into the answer in one DOM
-// operation, then stamps their insertion.
+// word is the answer's last word (span.word), while a token may still
+// continue it; null after whitespace or when the answer starts.
+let word = null;
+
+// place puts one token's shown text into the answer as text flows: each
+// run of non-whitespace goes into a word (an inline-block span.word, so
+// that a line breaks only between words) as an inline-block span marked
+// for Element Timing (Chromium reports a text paint only for a block or
+// inline-block container), and whitespace, newlines included, goes
+// between the words as text (the answer is pre-wrap). A token that
+// continues a word ("ca", "ke") joins its span.word. It returns the
+// token's first node, or null when it shows nothing.
+function place(it, text) {
+  const ident = it.rec.id + "/" + it.i;
+  let first = null;
+  let marked = false;
+  for (const part of text.match(/\s+|\S+/g) || []) {
+    let node;
+    if (/^\s/.test(part)) {
+      node = document.createTextNode(part);
+      answer.append(node);
+      word = null;
+    } else {
+      if (!word) {
+        word = document.createElement("span");
+        word.className = "word";
+        answer.append(word);
+      }
+      node = document.createElement("span");
+      node.textContent = part;
+      node.setAttribute("elementtiming", ident);
+      word.append(node);
+      marked = true;
+    }
+    first = first || node;
+  }
+  if (marked) spans.set(ident, it);
+  return first;
+}
+
+// insert puts tokens (each {rec, i, text}) into the answer in one task,
+// then stamps their insertion.
 function insert(items) {
   const live = items.filter((it) => it.rec === current && it.rec.abortedAt < 0);
   for (const it of items) if (!live.includes(it)) it.rec.dropped++;
   if (live.length === 0) return;
-  const frag = document.createDocumentFragment();
-  const made = [];
-  for (const it of live) {
-    const span = document.createElement("span");
-    span.textContent = shown(it.text);
-    const ident = it.rec.id + "/" + it.i;
-    span.setAttribute("elementtiming", ident);
-    spans.set(ident, it);
-    frag.append(span);
-    made.push(span);
-  }
-  answer.append(frag);
+  const made = live.map((it) => place(it, shown(it.text)));
   conversation.scrollTop = conversation.scrollHeight;
   const t = performance.now();
   for (const it of live) it.rec.insert[it.i] = t;
   if (config.busyMs > 0) busy(config.busyMs);
   afterFrame((ft) => {
     live.forEach((it, k) => {
-      if (made[k].isConnected && it.rec.frame[it.i] < 0) it.rec.frame[it.i] = ft;
+      if ((!made[k] || made[k].isConnected) && it.rec.frame[it.i] < 0) it.rec.frame[it.i] = ft;
     });
   });
 }
@@ -249,6 +278,7 @@ async function ask(t0, trusted) {
   pending = [];
   archive();
   answer.textContent = "";
+  word = null;
   lastShown = "";
   answer.className = "answer";
   say("");

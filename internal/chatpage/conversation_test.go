@@ -16,8 +16,37 @@ import (
 )
 
 // answerTokens is a stream as a llama tokenizer sends it: a space before
-// each word, words split across tokens, and a newline token.
-var answerTokens = []string{" Once", " upon", " a", " time", " there", " was", " a", " ca", "ke", ".", "\n", " Tom", " ate", " the", " be", "ginn", "ing", " of", " it", "."}
+// each word, words split across tokens, a newline token, and a second
+// line long enough to wrap in a 700 px window.
+var answerTokens = []string{" Once", " upon", " a", " time", " there", " was", " a", " ca", "ke", ".", "\n",
+	" Tom", " ate", " the", " be", "ginn", "ing", " of", " it", ",", " then", " their", " friends", " came", " fr", "om",
+	" the", " vil", "lage", " to", " share", " what", " was", " left", ",", " and", " every", "one", " ag", "reed", " that",
+	" it", " was", " the", " best", " cake", " they", " had", " ever", " tas", "ted", "."}
+
+// chatServer serves the chat page and an answer streaming answerTokens,
+// to a request with "Authorization: Bearer KEY" when key is not empty.
+func chatServer(t *testing.T, key string) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.Handle("/", Handler())
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		if key != "" && r.Header.Get("Authorization") != "Bearer "+key {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"error":{"message":"invalid API key","type":"invalid_request_error"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, tok := range answerTokens {
+			fmt.Fprintf(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", tok)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	})
+	mux.HandleFunc("POST /v1/abort", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "{}") })
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	return ts
+}
 
 // TestPageIsAConversation drives the page in headless Chromium against a
 // server that wants an API key: without one, the page says so in words
@@ -33,25 +62,7 @@ func TestPageIsAConversation(t *testing.T) {
 		t.Skip(err)
 	}
 	const key = "sekrit"
-	mux := http.NewServeMux()
-	mux.Handle("/", Handler())
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+key {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			fmt.Fprint(w, `{"error":{"message":"invalid API key","type":"invalid_request_error"}}`)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, tok := range answerTokens {
-			fmt.Fprintf(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", tok)
-			w.(http.Flusher).Flush()
-		}
-		fmt.Fprint(w, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
-	})
-	mux.HandleFunc("POST /v1/abort", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "{}") })
-	ts := httptest.NewServer(mux)
-	defer ts.Close()
+	ts := chatServer(t, key)
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a safety bound only
 	defer cancel()
@@ -136,5 +147,119 @@ func TestPageIsAConversation(t *testing.T) {
 		if err := os.WriteFile(path, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// wordLinesJS reports, for the answer's text at each width of the
+// answer from 60 to 420 px, the words (runs of non-whitespace) narrower
+// than the line whose characters do not all sit on one line, as "WIDTH:
+// WORD"; and
+// whether the first character after the newline starts a line below the
+// character before it ("newline: ..."). It reads the characters' boxes
+// (a Range per character), whatever elements hold them.
+const wordLinesJS = `(() => {
+  const answer = document.getElementById("answer");
+  const nodes = [];
+  const walk = document.createTreeWalker(answer, NodeFilter.SHOW_TEXT);
+  for (let n; (n = walk.nextNode()); ) nodes.push(n);
+  const chars = []; // {node, off, ch}
+  for (const n of nodes) for (let k = 0; k < n.data.length; k++) chars.push({ n, k, ch: n.data[k] });
+  const box = (c) => {
+    const r = document.createRange();
+    r.setStart(c.n, c.k);
+    r.setEnd(c.n, c.k + 1);
+    return r.getBoundingClientRect();
+  };
+  const top = (c) => box(c).top;
+  const out = [];
+  const nl = chars.findIndex((c) => c.ch === "\n");
+  if (nl <= 0 || nl + 1 >= chars.length) out.push("newline: no newline in the answer's text");
+  else if (!(top(chars[nl + 1]) > top(chars[nl - 1]) + 5)) out.push("newline: the text after it stays on the line before it");
+  for (let w = 60; w <= 420; w += 9) {
+    answer.style.width = w + "px";
+    let word = [];
+    const check = () => {
+      // A word wider than the line must break (overflow-wrap).
+      if (word.length > 1 && word.reduce((s, c) => s + box(c).width, 0) < w) {
+        const t0 = top(word[0]);
+        if (word.some((c) => Math.abs(top(c) - t0) > 2)) out.push(w + ": " + word.map((c) => c.ch).join(""));
+      }
+      word = [];
+    };
+    for (const c of chars) {
+      if (/\s/.test(c.ch)) check(); else word.push(c);
+    }
+    check();
+  }
+  answer.style.width = "";
+  return out.slice(0, 10).join("; ");
+})()`
+
+// TestAnswerFlowsAsText streams an answer whose words come in several
+// tokens ("ca"+"ke", "fr"+"om") with a newline token, in headless
+// Chromium, and checks in the browser's layout that at any width of the
+// answer no word is split across two lines and that the newline breaks
+// the line. Each token keeps its own span marked for Element Timing.
+func TestAnswerFlowsAsText(t *testing.T) {
+	if _, err := browser.Find(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skip(err)
+	}
+	ts := chatServer(t, "")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a safety bound only
+	defer cancel()
+	tab, stop, err := browser.Start(ctx, 700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	for _, render := range []string{RenderPerToken, RenderFrame} {
+		t.Run(render, func(t *testing.T) {
+			id := "flow-" + render
+			if err := chromedp.Do(tab, chromedp.Navigate(ts.URL+"/?render="+render), chromedp.WaitReady(chromedp.CSS("#send"))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`tokenpulse.prepare({id: "`+id+`"})`)); err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#send"))); err != nil {
+				t.Fatal(err)
+			}
+			if s, err := chromedp.Run(tab, chromedp.Poll[string](`(s => s !== "streaming" && s)(document.getElementById("status").textContent)`)); err != nil || s != "done" {
+				t.Fatalf("status %q, %v", s, err)
+			}
+			bad, err := chromedp.Run(tab, chromedp.Evaluate[string](wordLinesJS))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bad != "" {
+				t.Errorf("the live answer does not flow as text: %s", bad)
+			}
+			// Every token that shows a word keeps a span of its own for
+			// Element Timing.
+			marked, err := chromedp.Run(tab, chromedp.Evaluate[int](`new Set([...document.querySelectorAll("#answer [elementtiming]")].map(e => e.getAttribute("elementtiming"))).size`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			words := 0
+			for _, tok := range answerTokens {
+				if strings.TrimSpace(tok) != "" {
+					words++
+				}
+			}
+			if marked != words {
+				t.Errorf("%d tokens marked for Element Timing, want %d (each token that shows text)", marked, words)
+			}
+			// and Chromium reports each one's paint.
+			elem, err := chromedp.Run(tab, chromedp.Evaluate[int](`tokenpulse.result("`+id+`").then(r => r.paintSource.filter((s, i) => s === "element" && r.text[i].trim() !== "").length)`, chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if elem != words {
+				t.Errorf("%d tokens painted per Element Timing, want %d (each token that shows text)", elem, words)
+			}
+		})
 	}
 }

@@ -62,7 +62,7 @@ function humanError(status, body) {
   if (status === 401 || status === 403) {
     return keyBox.value.trim()
       ? "The server refused this API key (HTTP " + status + "). Check the key in the API key field."
-      : "The server needs an API key (HTTP " + status + "). Enter it in the API key field below.";
+      : "The server needs an API key (HTTP " + status + "). Enter it in the API key field.";
   }
   let msg = "";
   try { msg = (JSON.parse(body).error || {}).message || ""; } catch { /* not JSON */ }

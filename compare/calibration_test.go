@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -157,18 +158,9 @@ func TestFewerRunsThanKSaySo(t *testing.T) {
 			t.Errorf("%s: tolerance %g, want %g", c.Metric, c.Tolerance, want)
 		}
 	}
-	if got := rep.Rule(); !contains(got, "no noise estimate yet: 4 of the 5") {
+	if got := rep.Rule(); !strings.Contains(got, "no noise estimate yet: 4 of the 5") {
 		t.Errorf("rule %q does not say the noise estimate is missing", got)
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 // TestNoiseBandByHand: five runs at 10…14 ms give a centre of 12, a scale
@@ -234,7 +226,7 @@ func TestNoisyRunnerSparesTailsOnly(t *testing.T) {
 	if s["gap.max"] != StatusNoisyRunner || onNoisy.Regressed() {
 		t.Errorf("noisy night: gap.max %q, regressions %v; want %q and none", s["gap.max"], onNoisy.Regressions(), StatusNoisyRunner)
 	}
-	if !contains(fmt.Sprint(onNoisy.Notes), `reported as "runner noisy"`) {
+	if !strings.Contains(fmt.Sprint(onNoisy.Notes), `reported as "runner noisy"`) {
 		t.Errorf("notes %q do not say the runner explains it", onNoisy.Notes)
 	}
 	// A history whose runners were as noisy: the night is not noisier than
@@ -244,7 +236,7 @@ func TestNoisyRunnerSparesTailsOnly(t *testing.T) {
 		withMachine(r, 8+40*float64(i%2))
 	}
 	own := Against(usual, withMachine(stalls.run(rng, 94), 60), opts)
-	if s := statuses(own); s["gap.max"] != StatusNoisyRunner || !contains(fmt.Sprint(own.Notes), "no more than the runner's own delays") {
+	if s := statuses(own); s["gap.max"] != StatusNoisyRunner || !strings.Contains(fmt.Sprint(own.Notes), "no more than the runner's own delays") {
 		t.Errorf("usual noise, stall within the run's delays: gap.max %q, notes %q", s["gap.max"], own.Notes)
 	}
 	slower := Against(h, withMachine(noisyTarget{ttftMS: 150, itlMS: 30}.run(rng, 92), 60), opts)

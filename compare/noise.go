@@ -94,6 +94,18 @@ func Against(history []*runfile.Run, cur *runfile.Run, opts Options) Report {
 	return rep
 }
 
+// MaxNoiseRuns bounds K, the runs a noise band is estimated from.
+const MaxNoiseRuns = 100
+
+// CheckNoiseRuns says whether k is a usable K (Options.NoiseRuns): 0 (no
+// band), or 2 to MaxNoiseRuns runs (a band needs a spread, so 2 at least).
+func CheckNoiseRuns(k int) error {
+	if k < 0 || k == 1 || k > MaxNoiseRuns {
+		return fmt.Errorf("want 0 (no band) or 2 to %d runs, got %d", MaxNoiseRuns, k)
+	}
+	return nil
+}
+
 // runFigures returns every figure compareScope reads from run, by scope
 // name and metric name, for the measured scopes that have a value for
 // it.

@@ -208,6 +208,13 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return withCode(130, errors.New("interrupted; what was measured is in "+runPath))
 	}
+	return findingsExit(run, outcome)
+}
+
+// findingsExit is the exit status a finished run's findings give, in
+// their order: every request failed (1), a threshold crossed (99), a
+// regression (98), else 0. bench and merge both end with it.
+func findingsExit(run *runfile.Run, outcome deliveryOutcome) error {
 	if measure.Count(run).AllFailed() {
 		return withCode(exitFailure, fmt.Errorf("every request failed (first error: %s)", firstError(run)))
 	}

@@ -98,8 +98,8 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 	if opts.ExtremeTolerance, err = compareFraction(f.extremeTolerance); err != nil {
 		return usageErr(fmt.Errorf("--extreme-tolerance: %w", err))
 	}
-	if f.noiseRuns < 0 || f.noiseRuns == 1 || f.noiseRuns > 100 {
-		return usageErr(fmt.Errorf("--noise-runs: want 0 (no band) or 2 to 100 runs, got %d", f.noiseRuns))
+	if err := compare.CheckNoiseRuns(f.noiseRuns); err != nil {
+		return usageErr(fmt.Errorf("--noise-runs: %w", err))
 	}
 	opts.NoiseRuns = f.noiseRuns
 	floor, err := compareMillis(f.floor)

@@ -71,8 +71,8 @@ func (d *deliverFlags) check() error {
 		}
 		d.smtp = &cfg
 	}
-	if d.noiseRuns < 0 || d.noiseRuns == 1 || d.noiseRuns > 100 {
-		return fmt.Errorf("--noise-runs: want 0 (no band) or 2 to 100 runs, got %d", d.noiseRuns)
+	if err := compare.CheckNoiseRuns(d.noiseRuns); err != nil {
+		return fmt.Errorf("--noise-runs: %w", err)
 	}
 	if d.againstAny && d.against == "" {
 		return errors.New("--against-any goes with --against")

@@ -11,9 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/publish"
-	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/merge"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/runner"
@@ -160,14 +158,5 @@ func mergeExit(run *runfile.Run, outcome deliveryOutcome, allowPartial bool, run
 	if run.Partial && !allowPartial {
 		return withCode(exitFailure, fmt.Errorf("the merged run is partial (%s); it is written to %s (--allow-partial exits as a whole run would)", run.StopReason, runPath))
 	}
-	if measure.Count(run).AllFailed() {
-		return withCode(exitFailure, fmt.Errorf("every request failed (first error: %s)", firstError(run)))
-	}
-	if !gate.Passed(run.Verdicts) {
-		return withCode(exitThreshold, nil)
-	}
-	if len(outcome.regressions) > 0 {
-		return withCode(exitRegression, nil)
-	}
-	return nil
+	return findingsExit(run, outcome)
 }

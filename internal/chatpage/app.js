@@ -324,8 +324,18 @@ async function ask(t0, trusted) {
     if (rec.abortedAt < 0) rec.error = String(err);
   }
   rec.endAt = performance.now();
-  if (current === rec) statusLine.textContent = rec.error ? (rec.status >= 400 ? "error: HTTP " + rec.status : "error: " + rec.error) : "done";
+  // The status line says "done" once the answer's last tokens are on the
+  // page: the frame and debounce strategies may still hold some.
+  whenShown(rec, () => {
+    if (current === rec) statusLine.textContent = rec.error ? (rec.status >= 400 ? "error: HTTP " + rec.status : "error: " + rec.error) : "done";
+  });
   settle(rec);
+}
+
+// whenShown calls fn once no token of rec waits in the render strategy.
+function whenShown(rec, fn) {
+  if (pending.some((it) => it.rec === rec)) setTimeout(() => whenShown(rec, fn), 4);
+  else fn();
 }
 
 // read consumes the SSE stream: each content event is a token, timed at

@@ -263,3 +263,56 @@ func TestAnswerFlowsAsText(t *testing.T) {
 		})
 	}
 }
+
+// TestDoneMeansShown streams a whole answer in one write, so that it
+// arrives, ends and would be marked "done" before the next frame; under
+// the frame and debounce strategies, which hold tokens until a frame or
+// a timer, the status line must still say "done" only once the whole
+// answer is on the page.
+func TestDoneMeansShown(t *testing.T) {
+	if _, err := browser.Find(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skip(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", Handler())
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		var b strings.Builder
+		for _, tok := range answerTokens {
+			fmt.Fprintf(&b, "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", tok)
+		}
+		b.WriteString("data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+		fmt.Fprint(w, b.String())
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a safety bound only
+	defer cancel()
+	tab, stop, err := browser.Start(ctx, 700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	want := strings.TrimLeft(strings.Join(answerTokens, ""), " ")
+	want = strings.ReplaceAll(want, "\n ", "\n")
+	for _, render := range []string{RenderFrame, RenderDebounce} {
+		t.Run(render, func(t *testing.T) {
+			if err := chromedp.Do(tab, chromedp.Navigate(ts.URL+"/?render="+render), chromedp.WaitReady(chromedp.CSS("#send")),
+				chromedp.Click(chromedp.CSS("#send"))); err != nil {
+				t.Fatal(err)
+			}
+			// One evaluation reads the status and the answer together.
+			got, err := chromedp.Run(tab, chromedp.Poll[string](`(s => s !== "streaming" && s !== "ready" && s + "|" + document.getElementById("answer").textContent)(document.getElementById("status").textContent)`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "done|"+want {
+				t.Errorf("status|answer %q, want %q", got, "done|"+want)
+			}
+		})
+	}
+}

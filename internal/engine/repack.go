@@ -24,7 +24,7 @@ import (
 func (w *weights) repackable() []*matrix {
 	var ms []*matrix
 	add := func(m *matrix) {
-		if rp := quant.Repacked(m.typ); rp != nil && m.f32 == nil && m.rows%rp.Rows == 0 {
+		if rp := quant.Repacked(m.typ, m.rows); rp != nil && m.f32 == nil {
 			ms = append(ms, m)
 		}
 	}
@@ -49,7 +49,7 @@ func matrixBytes(ms []*matrix) uint64 {
 func (w *weights) actBytesAfter(ms []*matrix) int {
 	n := w.maxActBytes()
 	for _, m := range ms {
-		n = max(n, quant.Repacked(m.typ).Kernel.ActRowBytes(m.cols))
+		n = max(n, quant.Repacked(m.typ, m.rows).Kernel.ActRowBytes(m.cols))
 	}
 	return n
 }
@@ -87,7 +87,7 @@ func (m *Model) repack(ms []*matrix, mapped bool) (err error) {
 	dsts := make([][]byte, len(ms))
 	mem, free := allocRepacked(int(matrixBytes(ms)))
 	for i, mx := range ms {
-		rp := quant.Repacked(mx.typ)
+		rp := quant.Repacked(mx.typ, mx.rows)
 		dsts[i], mem = mem[:len(mx.data):len(mx.data)], mem[len(mx.data):]
 		unit := mx.rowBytes * rp.Rows // whole groups of rows
 		step := max(repackChunk/unit, 1) * unit
@@ -110,7 +110,7 @@ func (m *Model) repack(ms []*matrix, mapped bool) (err error) {
 	m.releaseMapped = mapped
 	m.dropReleased()
 	for i, mx := range ms {
-		rp := quant.Repacked(mx.typ)
+		rp := quant.Repacked(mx.typ, mx.rows)
 		mx.data, mx.kern, mx.repacked = dsts[i], rp.Kernel, rp.Name
 	}
 	return nil

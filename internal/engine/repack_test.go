@@ -27,7 +27,8 @@ func inFile(m *Model, b []byte) bool {
 // of that type whose rows are a whole number of the layout's groups into
 // memory of its own, counts it, names the kernel, and leaves the token
 // embedding in the file (and, for Q4_0's 16-row groups, the 300-row
-// output); NoRepack (the --repack=false of the commands) leaves them all
+// output; Q8_0's 300-row output gets the row-by-row layout, its other
+// matrices the 16-row groups); NoRepack (the --repack=false of the commands) leaves them all
 // in the file. Without such a kernel nothing changes either way.
 func TestRepackUsed(t *testing.T) {
 	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0} {
@@ -37,7 +38,7 @@ func TestRepackUsed(t *testing.T) {
 
 func testRepackUsed(t *testing.T, typ quant.Type) {
 	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: typ, Seed: 4})
-	rp := quant.Repacked(typ)
+	rp0 := quant.Repacked(typ, 16) // the layout of whole groups
 	kf, _ := quant.Lookup(typ)
 	for _, off := range []bool{false, true} {
 		m := loadModel(t, path, Options{Threads: 2, NoRepack: off})
@@ -45,7 +46,8 @@ func testRepackUsed(t *testing.T, typ quant.Type) {
 		var bytes uint64
 		moved := 0
 		for _, mx := range mats {
-			want := rp != nil && !off && mx.rows%rp.Rows == 0
+			rp := quant.Repacked(typ, mx.rows)
+			want := rp != nil && !off
 			if want {
 				bytes += uint64(len(mx.data))
 				moved++
@@ -57,7 +59,7 @@ func testRepackUsed(t *testing.T, typ quant.Type) {
 				t.Errorf("NoRepack %v: %s rearranged (name %q)", off, mx.name, mx.repacked)
 			}
 		}
-		if rp != nil && !off && moved == len(mats) && typ == quant.Q4_0 {
+		if rp0 != nil && !off && moved == len(mats) && typ == quant.Q4_0 {
 			t.Errorf("the 300-row output was rearranged into 16-row groups")
 		}
 		if m.w.tokenEmbd.kern != kf || !inFile(m, m.w.tokenEmbd.data) {
@@ -69,7 +71,7 @@ func testRepackUsed(t *testing.T, typ quant.Type) {
 		}
 		info := m.Info()
 		if moved > 0 {
-			if info.Memory.Repacked != bytes || !strings.Contains(info.Kernels, rp.Name+" on "+typ.String()) {
+			if info.Memory.Repacked != bytes || !strings.Contains(info.Kernels, rp0.Name+" on "+typ.String()) {
 				t.Errorf("NoRepack %v: Memory.Repacked %d (want %d), Kernels %q", off, info.Memory.Repacked, bytes, info.Kernels)
 			}
 			if !strings.Contains(info.Memory.String(), "rearranged at load") {
@@ -109,7 +111,7 @@ func TestRepackAgrees(t *testing.T) {
 }
 
 func testRepackAgrees(t *testing.T, typ quant.Type) {
-	if quant.Repacked(typ) == nil {
+	if quant.Repacked(typ, 16) == nil {
 		t.Skip("no repacked kernel for this type on this CPU")
 	}
 	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 1024, Vocab: 300, Ctx: 64, Type: typ, Seed: 5})
@@ -178,7 +180,7 @@ func TestPageInSkipping(t *testing.T) {
 // embedding's lookups keep reading the file's layout, and the first
 // position's logits agree with the model on the file's layout.
 func TestRepackTied(t *testing.T) {
-	rp := quant.Repacked(quant.Q8_0)
+	rp := quant.Repacked(quant.Q8_0, 300) // the 300-row output: the row-by-row layout
 	if rp == nil {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}

@@ -2,6 +2,10 @@
 
 package quant
 
-// No kernel on rearranged Q4_0 groups on this architecture (or with -tags
-// purego): Repacked(Q4_0) returns nil.
-var q4_0x16VNNI func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
+// No kernel on rearranged 16-row Q4_0 or Q8_0 groups on this architecture
+// (or with -tags purego): Repacked returns nil for Q4_0 and the row-by-row
+// layout's kernel (also nil there) for Q8_0.
+var (
+	q4_0x16VNNI func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
+	q8_0x16VNNI func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
+)

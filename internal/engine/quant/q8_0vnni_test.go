@@ -217,8 +217,8 @@ func FuzzQ8_0VNNIAsm(f *testing.F) {
 // same block sums and scales, so they differ only by float32 summation
 // order.
 func TestRepackedAgainstQ8_0(t *testing.T) {
-	rp := Repacked(Q8_0)
-	if rp == nil {
+	rp := Repacked(Q8_0, 1) // a row count that is no whole number of 16-row groups
+	if rp == nil || rp.Rows != 1 {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
 	q8, _ := Lookup(Q8_0)
@@ -253,21 +253,33 @@ func TestRepackedAgainstQ8_0(t *testing.T) {
 	}
 }
 
-// TestRepackedAvailability pins where the repacked kernel exists: only
-// with the assembly.
+// TestRepackedAvailability pins where the repacked kernels exist (only
+// with the assembly) and which layout a matrix gets: 16-row groups for
+// Q4_0 and Q8_0 matrices of whole groups, Q8_0's row-by-row layout for
+// the others, nothing for other Q4_0 matrices.
 func TestRepackedAvailability(t *testing.T) {
-	if got, want := Repacked(Q8_0) != nil, q8_0VNNIRows != nil; got != want {
-		t.Errorf("Repacked(Q8_0) set %v, want %v", got, want)
+	cases := []struct {
+		typ  Type
+		rows int
+		want *Repacker
+	}{
+		{Q8_0, 32, &q8_0x16Repacker}, {Q8_0, 300, &q8_0VNNIRepacker}, {Q8_0, 8, &q8_0VNNIRepacker},
+		{Q4_0, 32, &q4_0VNNIRepacker}, {Q4_0, 300, nil},
+		{F32, 32, nil}, {Q4_K, 32, nil}, {Q6_K, 32, nil},
 	}
-	if got, want := Repacked(Q4_0) != nil, q4_0x16VNNI != nil; got != want {
-		t.Errorf("Repacked(Q4_0) set %v, want %v", got, want)
-	}
-	for _, typ := range []Type{F32, Q4_K, Q6_K} {
-		if Repacked(typ) != nil {
-			t.Errorf("Repacked(%v) is set", typ)
+	for _, c := range cases {
+		want := c.want
+		if q8_0VNNIRows == nil || q8_0x16VNNI == nil || q4_0x16VNNI == nil {
+			want = nil
+		}
+		if got := Repacked(c.typ, c.rows); got != want {
+			t.Errorf("Repacked(%v, %d) = %v, want %v", c.typ, c.rows, got, want)
 		}
 	}
-	for _, typ := range []Type{Q8_0VNNIAct, Q4_0VNNIAct} {
+	if (q8_0VNNIRows == nil) != (q8_0x16VNNI == nil) || (q8_0x16VNNI == nil) != (q4_0x16VNNI == nil) {
+		t.Errorf("the VNNI kernels exist apart: rows %v, Q8_0 groups %v, Q4_0 groups %v", q8_0VNNIRows != nil, q8_0x16VNNI != nil, q4_0x16VNNI != nil)
+	}
+	for _, typ := range []Type{Q8_0VNNIAct, Q4_0VNNIAct, Q8_0x16Act} {
 		if _, err := Lookup(typ); err == nil {
 			t.Errorf("Lookup knows the in-memory activation type %v", typ)
 		}

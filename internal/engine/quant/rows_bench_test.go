@@ -3,6 +3,7 @@
 package quant
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -27,12 +28,14 @@ func BenchmarkDotQRowsBig(b *testing.B) {
 		typ  Type
 		rp   *Repacker // non-nil: the rows rearranged for this kernel
 	}{{"Q8_0", Q8_0, nil}, {"Q4_K", Q4_K, nil}}
-	if rp := Repacked(Q8_0); rp != nil {
-		cases = append(cases, struct {
-			name string
-			typ  Type
-			rp   *Repacker
-		}{"Q8_0-" + rp.Name, Q8_0, rp})
+	for _, rows := range []int{1, 16} { // the row-by-row layout, the 16-row groups
+		if rp := Repacked(Q8_0, rows); rp != nil {
+			cases = append(cases, struct {
+				name string
+				typ  Type
+				rp   *Repacker
+			}{fmt.Sprintf("Q8_0-%s-%d", rp.Name, rp.Rows), Q8_0, rp})
+		}
 	}
 	for _, c := range cases {
 		typ := c.typ

@@ -1,0 +1,380 @@
+package quant
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// x16Layout is one of the 16-row layouts (Q4_0's, Q8_0's) with what its
+// tests need: the file's type and block size, random rows of it, the
+// layout's rearrangement and its inverse, the signed weights of a file
+// block, the activation correction's factor, and the kernels.
+type x16Layout struct {
+	typ        Type
+	fileBytes  int // bytes of one block of one file row
+	qsBytes    int // bytes of quants of one block of a group
+	randRows   func(r *rand.Rand, nb, rows int) []byte
+	repack     func(dst, src []byte, cols int)
+	unpack     func(row, group []byte, i, nb int)
+	weights    func(b []byte) [32]int // the signed integer weights of one file block
+	quantize   func(dst []byte, x []float32)
+	corr       int32
+	mm         func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte)
+	mmGo       func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
+	asm        bool // the assembly runs on this CPU
+	groupBytes int  // bytes of one block of a group
+}
+
+var x16Layouts = []x16Layout{
+	{
+		typ: Q4_0, fileBytes: q4_0Bytes, qsBytes: 256, randRows: randQ4_0Rows,
+		repack: repackQ4_0x16, unpack: unpackQ4_0x16,
+		weights: func(b []byte) (w [32]int) {
+			for j := 0; j < 16; j++ {
+				w[j], w[16+j] = int(b[2+j]&0x0f)-8, int(b[2+j]>>4)-8
+			}
+			return w
+		},
+		quantize: quantizeActQ4_0VNNI, corr: -8,
+		mm: matMulQ4_0x16, mmGo: matMulQ4_0x16Go, asm: q4_0x16VNNI != nil, groupBytes: q4x16Bytes,
+	},
+	{
+		typ: Q8_0, fileBytes: q8_0Bytes, qsBytes: 512, randRows: randQ8_0Rows,
+		repack: repackQ8_0x16, unpack: unpackQ8_0x16,
+		weights: func(b []byte) (w [32]int) {
+			for j := range w {
+				w[j] = int(int8(b[2+j]))
+			}
+			return w
+		},
+		quantize: quantizeActQ8_0x16, corr: -128,
+		mm: matMulQ8_0x16, mmGo: matMulQ8_0x16Go, asm: q8_0x16VNNI != nil, groupBytes: q8x16Bytes,
+	},
+}
+
+// forX16 runs f on each 16-row layout as a subtest.
+func forX16(t *testing.T, f func(t *testing.T, l *x16Layout)) {
+	for i := range x16Layouts {
+		l := &x16Layouts[i]
+		t.Run(l.typ.String(), func(t *testing.T) { f(t, l) })
+	}
+}
+
+// randQ4_0Rows returns rows random Q4_0 rows of nb blocks: quants drawn
+// from every nibble value and scales of random sign and magnitude, with
+// some blocks forced to all 0 (-8) or all 15 nibbles.
+func randQ4_0Rows(r *rand.Rand, nb, rows int) []byte {
+	w := make([]byte, rows*nb*q4_0Bytes)
+	for i := 0; i < rows*nb; i++ {
+		b := w[i*q4_0Bytes : (i+1)*q4_0Bytes]
+		binary.LittleEndian.PutUint16(b, f32ToF16(float32(math.Ldexp((r.Float64()+0.5)*float64(1-2*r.IntN(2)), r.IntN(12)-16))))
+		kind := r.IntN(8)
+		for j := 2; j < q4_0Bytes; j++ {
+			switch kind {
+			case 0:
+				b[j] = 0
+			case 1:
+				b[j] = 0xff
+			default:
+				b[j] = byte(r.Uint32())
+			}
+		}
+	}
+	return w
+}
+
+// x16Magnitude returns Σ over blocks of |block sum × combined scale| of
+// rearranged row i of the group at group against the activation row x:
+// the terms the kernels add in float32, the base of the tolerance.
+func (l *x16Layout) x16Magnitude(x, group []byte, i, nb int) float64 {
+	return l.x16Mag(x, group, i, nb, false)
+}
+
+// x16ElemMagnitude is x16Magnitude of every product alone, the
+// tolerance's base against the file layout's own kernels, which scale
+// partial sums of a block (the AVX2 lanes) before adding them.
+func (l *x16Layout) x16ElemMagnitude(x, group []byte, i, nb int) float64 {
+	return l.x16Mag(x, group, i, nb, true)
+}
+
+func (l *x16Layout) x16Mag(x, group []byte, i, nb int, elems bool) float64 {
+	row := make([]byte, nb*l.fileBytes)
+	l.unpack(row, group, i, nb)
+	var mag float64
+	for k := 0; k < nb; k++ {
+		b, xb := row[k*l.fileBytes:], x[x16ActBytes*k:]
+		w := l.weights(b)
+		var s int64
+		for j, wj := range w {
+			p := int64(wj) * int64(int8(xb[j]))
+			if elems {
+				p = max(p, -p)
+			}
+			s += p
+		}
+		mag += math.Abs(float64(s) * float64(f16ToF32(le16(b))) * float64(math.Float32frombits(binary.LittleEndian.Uint32(xb[36:]))))
+	}
+	return mag
+}
+
+// TestX16Layout holds the rearrangement to the file's rows: every row of
+// every group comes back from unpack byte for byte.
+func TestX16Layout(t *testing.T) {
+	forX16(t, func(t *testing.T, l *x16Layout) {
+		r := rand.New(rand.NewPCG(91, 92))
+		for _, nb := range []int{1, 2, 7, 28} {
+			groups := 3
+			w := l.randRows(r, nb, 16*groups)
+			wv := make([]byte, len(w))
+			l.repack(wv, w, 32*nb)
+			rb, gb := nb*l.fileBytes, nb*l.groupBytes
+			row := make([]byte, rb)
+			for g := 0; g < groups; g++ {
+				for i := 0; i < 16; i++ {
+					l.unpack(row, wv[g*gb:(g+1)*gb], i, nb)
+					want := w[(16*g+i)*rb : (16*g+i+1)*rb]
+					if string(row) != string(want) {
+						t.Fatalf("%d blocks: group %d row %d does not come back", nb, g, i)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestQuantizeActX16 holds the activation quantisers to Q8_0's: the same
+// quants and scale, and the layout's factor × the block's sum of quants.
+func TestQuantizeActX16(t *testing.T) {
+	forX16(t, func(t *testing.T, l *x16Layout) {
+		r := rand.New(rand.NewPCG(93, 94))
+		for nb := 1; nb <= 40; nb++ {
+			x := randActs(r, 32*nb)
+			xq8 := make([]byte, nb*q8_0Bytes)
+			quantizeActQ8_0(xq8, x)
+			xv := make([]byte, nb*x16ActBytes)
+			l.quantize(xv, x)
+			for k := 0; k < nb; k++ {
+				b, v := xq8[k*q8_0Bytes:], xv[k*x16ActBytes:]
+				var sum int32
+				for j := 0; j < 32; j++ {
+					if v[j] != b[2+j] {
+						t.Fatalf("%d blocks: block %d quant %d = %d, Q8_0 has %d", nb, k, j, int8(v[j]), int8(b[2+j]))
+					}
+					sum += int32(int8(b[2+j]))
+				}
+				if c := int32(binary.LittleEndian.Uint32(v[32:])); c != l.corr*sum {
+					t.Fatalf("%d blocks: block %d correction %d, want %d", nb, k, c, l.corr*sum)
+				}
+				if d, want := math.Float32frombits(binary.LittleEndian.Uint32(v[36:])), f16ToF32(le16(b)); d != want {
+					t.Fatalf("%d blocks: block %d scale %v, Q8_0 has %v", nb, k, d, want)
+				}
+			}
+		}
+	})
+}
+
+// TestX16GoMatchesFile holds the Go twins to the file type's integer
+// kernel on the file's rows: the same block sums and scales, so within
+// float32 summation order, and with unit scales exactly the same
+// integers.
+func TestX16GoMatchesFile(t *testing.T) {
+	forX16(t, func(t *testing.T, l *x16Layout) {
+		r := rand.New(rand.NewPCG(95, 96))
+		kf, _ := Lookup(l.typ)
+		for nb := 1; nb <= 40; nb += 3 {
+			n, rows, batch := 32*nb, 32, 3
+			w := l.randRows(r, nb, rows)
+			for unit := range 2 {
+				if unit == 1 {
+					for i := 0; i < rows*nb; i++ {
+						binary.LittleEndian.PutUint16(w[i*l.fileBytes:], 0x3c00)
+					}
+				}
+				wv := make([]byte, len(w))
+				l.repack(wv, w, n)
+				xq8 := make([]byte, batch*nb*q8_0Bytes)
+				xv := make([]byte, batch*nb*x16ActBytes)
+				for b := 0; b < batch; b++ {
+					x := randActs(r, n)
+					if unit == 1 {
+						for i := range x {
+							x[i] = float32(r.IntN(255) - 127)
+						}
+						for k := 0; k < nb; k++ {
+							x[32*k] = 127 // every block's scale is 1
+						}
+					}
+					quantizeActQ8_0(xq8[b*nb*q8_0Bytes:(b+1)*nb*q8_0Bytes], x)
+					l.quantize(xv[b*nb*x16ActBytes:(b+1)*nb*x16ActBytes], x)
+				}
+				ldx := nb * x16ActBytes
+				got := make([]float32, batch*rows)
+				l.mmGo(got, rows, xv, ldx, batch, wv, nb)
+				for b := 0; b < batch; b++ {
+					for row := 0; row < rows; row++ {
+						want := kf.DotQ(xq8[b*nb*q8_0Bytes:(b+1)*nb*q8_0Bytes], w[row*nb*l.fileBytes:(row+1)*nb*l.fileBytes])
+						g := got[b*rows+row]
+						tol := float64(nb+16) * 0x1p-23 * l.x16ElemMagnitude(xv[b*ldx:], wv[row/16*nb*l.groupBytes:], row%16, nb)
+						if unit == 1 {
+							tol = 0
+						}
+						if d := math.Abs(float64(g) - float64(want)); !(d <= tol) {
+							t.Fatalf("%d blocks, token %d row %d, unit scales %v: Go twin %v, %v %v, difference %g above %g", nb, b, row, unit == 1, g, l.typ, want, d, tol)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// checkX16Asm holds the assembly to the Go twin on one random case:
+// batch tokens against groups groups of nb blocks, outputs ldo apart
+// with guard values between them that must stay untouched. With real
+// scales they agree within float32 rounding of the block terms; with
+// unit scales exactly.
+func checkX16Asm(t *testing.T, l *x16Layout, r *rand.Rand, nb, groups, batch int) {
+	t.Helper()
+	rows, n := 16*groups, 32*nb
+	w := l.randRows(r, nb, rows)
+	wv := make([]byte, len(w))
+	l.repack(wv, w, n)
+	ldx := nb*x16ActBytes + 8*r.IntN(2)
+	xv := make([]byte, batch*ldx)
+	for b := 0; b < batch; b++ {
+		l.quantize(xv[b*ldx:], randActs(r, n))
+	}
+	ldo := rows + r.IntN(3)
+	const guard = -12345.5
+	for unit := range 2 {
+		if unit == 1 {
+			for g := 0; g < groups; g++ {
+				ds := wv[g*nb*l.groupBytes+l.qsBytes*nb : (g+1)*nb*l.groupBytes]
+				for i := 0; i < len(ds); i += 2 {
+					binary.LittleEndian.PutUint16(ds[i:], 0x3c00)
+				}
+			}
+			for b := 0; b < batch; b++ {
+				for k := 0; k < nb; k++ {
+					binary.LittleEndian.PutUint32(xv[b*ldx+40*k+36:], math.Float32bits(1))
+				}
+			}
+		}
+		got, want := make([]float32, batch*ldo), make([]float32, batch*ldo)
+		for i := range got {
+			got[i], want[i] = guard, guard
+		}
+		l.mm(got, ldo, xv, ldx, batch, wv)
+		l.mmGo(want, ldo, xv, ldx, batch, wv, nb)
+		for b := 0; b < batch; b++ {
+			for row := 0; row < ldo; row++ {
+				g, wt := got[b*ldo+row], want[b*ldo+row]
+				if row >= rows {
+					if g != guard {
+						t.Fatalf("%d blocks, %d groups, batch %d: token %d wrote past its rows (%d)", nb, groups, batch, b, row)
+					}
+					continue
+				}
+				tol := float64(nb+16) * 0x1p-23 * l.x16Magnitude(xv[b*ldx:], wv[row/16*nb*l.groupBytes:], row%16, nb)
+				if unit == 1 {
+					tol = 0
+				}
+				if d := math.Abs(float64(g) - float64(wt)); !(d <= tol) {
+					t.Fatalf("%d blocks, %d groups, batch %d, unit scales %v: token %d row %d: assembly %v, Go %v, difference %g above %g", nb, groups, batch, unit == 1, b, row, g, wt, d, tol)
+				}
+			}
+		}
+	}
+}
+
+// TestX16Asm holds the assembly to its Go twin on every batch from 1 to
+// 19 (tiles of 8, 4 and 1 tokens), row lengths of 1 to 40 blocks and 1
+// to 3 groups.
+func TestX16Asm(t *testing.T) {
+	forX16(t, func(t *testing.T, l *x16Layout) {
+		if !l.asm {
+			t.Skip("no AVX-512 VNNI kernel on this CPU")
+		}
+		r := rand.New(rand.NewPCG(97, 98))
+		for batch := 1; batch <= 19; batch++ {
+			for _, nb := range []int{1, 2, 3, 8, 28, 40} {
+				checkX16Asm(t, l, r, nb, 1+batch%3, batch)
+			}
+		}
+	})
+}
+
+// FuzzX16Asm holds the assembly to the Go twin on fuzzed layouts, shapes
+// and seeds.
+func FuzzX16Asm(f *testing.F) {
+	if !x16Layouts[0].asm && !x16Layouts[1].asm {
+		f.Skip("no AVX-512 VNNI kernel on this CPU")
+	}
+	for i, s := range [][3]uint8{{1, 1, 1}, {2, 1, 4}, {28, 2, 8}, {152, 1, 9}, {17, 3, 13}, {3, 2, 32}} {
+		f.Add(uint8(i), s[0], s[1], s[2], uint64(s[0])*7+uint64(s[2]))
+	}
+	f.Fuzz(func(t *testing.T, layout, nb, groups, batch uint8, seed uint64) {
+		l := &x16Layouts[int(layout)%len(x16Layouts)]
+		if !l.asm {
+			t.Skip("no AVX-512 VNNI kernel for " + l.typ.String())
+		}
+		r := rand.New(rand.NewPCG(seed, ^seed))
+		checkX16Asm(t, l, r, max(int(nb)%160, 1), max(int(groups)%5, 1), max(int(batch)%40, 1))
+	})
+}
+
+// TestRepackedAgainstFile compares what the engine swaps in for a matrix
+// of whole groups, the repacked kernel end to end (QuantizeAct, DotQRows
+// and MatMulQ on rearranged groups), with the file type's kernel on the
+// file's rows.
+func TestRepackedAgainstFile(t *testing.T) {
+	forX16(t, func(t *testing.T, l *x16Layout) {
+		rp := Repacked(l.typ, 16)
+		if rp == nil {
+			t.Skip("no repacked kernel on this CPU")
+		}
+		kf, _ := Lookup(l.typ)
+		k := rp.Kernel
+		if k.RowGroup != 16 || rp.Rows != 16 {
+			t.Fatalf("row group %d, repacker rows %d, want 16", k.RowGroup, rp.Rows)
+		}
+		r := rand.New(rand.NewPCG(99, 100))
+		for _, shape := range [][3]int{{1, 16, 1}, {28, 32, 5}, {152, 16, 12}, {28, 48, 32}} {
+			nb, rows, batch := shape[0], shape[1], shape[2]
+			n := 32 * nb
+			w := l.randRows(r, nb, rows)
+			wv := make([]byte, len(w))
+			rp.Repack(wv, w, n)
+			lq, lv := kf.ActRowBytes(n), k.ActRowBytes(n)
+			xq8, xv := make([]byte, batch*lq), make([]byte, batch*lv)
+			for b := 0; b < batch; b++ {
+				x := randActs(r, n)
+				kf.QuantizeAct(xq8[b*lq:(b+1)*lq], x)
+				k.QuantizeAct(xv[b*lv:(b+1)*lv], x)
+			}
+			got := make([]float32, batch*rows)
+			k.MatMulQ(got, rows, xv, lv, batch, wv)
+			one := make([]float32, rows)
+			for b := 0; b < batch; b++ {
+				want := make([]float32, rows)
+				kf.DotQRows(want, xq8[b*lq:(b+1)*lq], w)
+				k.DotQRows(one, xv[b*lv:(b+1)*lv], wv)
+				for row := range want {
+					tol := float64(nb+16) * 0x1p-23 * l.x16ElemMagnitude(xv[b*lv:], wv[row/16*nb*l.groupBytes:], row%16, nb)
+					if d := math.Abs(float64(got[b*rows+row]) - float64(want[row])); !(d <= tol) {
+						t.Fatalf("%d blocks, token %d row %d: repacked %v, %v %v, difference %g above %g", nb, b, row, got[b*rows+row], l.typ, want[row], d, tol)
+					}
+					if one[row] != got[b*rows+row] {
+						t.Fatalf("%d blocks, token %d row %d: DotQRows %v, MatMulQ %v", nb, b, row, one[row], got[b*rows+row])
+					}
+				}
+			}
+		}
+		out, xv, wv := make([]float32, 16*8), make([]byte, 8*40*28), make([]byte, 16*l.fileBytes*28)
+		if a := testing.AllocsPerRun(10, func() { k.MatMulQ(out, 16, xv, 40*28, 8, wv) }); a != 0 {
+			t.Errorf("MatMulQ allocates %v times", a)
+		}
+	})
+}

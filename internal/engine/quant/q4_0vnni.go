@@ -52,7 +52,7 @@ const x16Rows = 16
 const q4x16Bytes = x16Rows * q4_0Bytes
 
 var q4_0VNNIRepacker = Repacker{
-	Name: "avx512-vnni",
+	Name: x16Name,
 	Rows: x16Rows,
 	Kernel: &Kernel{
 		BlockSize: q4_0Block, BlockBytes: q4_0Bytes, RowGroup: x16Rows,
@@ -140,8 +140,8 @@ func matMulQ4_0x16(out []float32, ldo int, xq []byte, ldx, batch int, w []byte) 
 	rows := groups * x16Rows
 	_ = out[(batch-1)*ldo+rows-1]
 	_ = xq[(batch-1)*ldx+nb*x16ActBytes-1]
-	if q4_0x16VNNI != nil {
-		q4_0x16VNNI(out, ldo, xq, ldx, batch, w[:groups*nb*q4x16Bytes], nb)
+	if q4_0x16Asm != nil {
+		q4_0x16Asm(out, ldo, xq, ldx, batch, w[:groups*nb*q4x16Bytes], nb)
 		return
 	}
 	matMulQ4_0x16Go(out, ldo, xq, ldx, batch, w, nb)

@@ -61,10 +61,7 @@ func TestQ8_0VNNIReadsInBounds(t *testing.T) {
 // 8, 4 and 1 tokens: no load of the last group's scales or the last
 // token's activations may read past them.
 func TestX16ReadsInBounds(t *testing.T) {
-	forX16(t, func(t *testing.T, l *x16Layout) {
-		if !l.asm {
-			t.Skip("no AVX-512 VNNI kernel on this CPU")
-		}
+	forX16Asm(t, func(t *testing.T, l *x16Layout) {
 		r := rand.New(rand.NewPCG(87, 88))
 		for _, nb := range []int{1, 3, 24} {
 			for _, batch := range []int{1, 4, 8, 13} {

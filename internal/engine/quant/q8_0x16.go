@@ -34,7 +34,7 @@ const Q8_0x16Act Type = 2<<16 | Q8_0
 const q8x16Bytes = x16Rows * q8_0Bytes
 
 var q8_0x16Repacker = Repacker{
-	Name: "avx512-vnni",
+	Name: x16Name,
 	Rows: x16Rows,
 	Kernel: &Kernel{
 		BlockSize: q8_0Block, BlockBytes: q8_0Bytes, RowGroup: x16Rows,
@@ -106,8 +106,8 @@ func matMulQ8_0x16(out []float32, ldo int, xq []byte, ldx, batch int, w []byte) 
 	rows := groups * x16Rows
 	_ = out[(batch-1)*ldo+rows-1]
 	_ = xq[(batch-1)*ldx+nb*x16ActBytes-1]
-	if q8_0x16VNNI != nil {
-		q8_0x16VNNI(out, ldo, xq, ldx, batch, w[:groups*nb*q8x16Bytes], nb)
+	if q8_0x16Asm != nil {
+		q8_0x16Asm(out, ldo, xq, ldx, batch, w[:groups*nb*q8x16Bytes], nb)
 		return
 	}
 	matMulQ8_0x16Go(out, ldo, xq, ldx, batch, w, nb)

@@ -27,14 +27,16 @@ func BenchmarkDotQRowsBig(b *testing.B) {
 		name string
 		typ  Type
 		rp   *Repacker // non-nil: the rows rearranged for this kernel
-	}{{"Q8_0", Q8_0, nil}, {"Q4_K", Q4_K, nil}}
-	for _, rows := range []int{1, 16} { // the row-by-row layout, the 16-row groups
-		if rp := Repacked(Q8_0, rows); rp != nil {
-			cases = append(cases, struct {
-				name string
-				typ  Type
-				rp   *Repacker
-			}{fmt.Sprintf("Q8_0-%s-%d", rp.Name, rp.Rows), Q8_0, rp})
+	}{{"Q8_0", Q8_0, nil}, {"Q4_K", Q4_K, nil}, {"Q4_0", Q4_0, nil}}
+	for _, typ := range []Type{Q8_0, Q4_0} {
+		for _, rows := range []int{1, 16} { // the row-by-row layout, the 16-row groups
+			if rp := Repacked(typ, rows); rp != nil && rp.Rows == rows {
+				cases = append(cases, struct {
+					name string
+					typ  Type
+					rp   *Repacker
+				}{fmt.Sprintf("%v-%s-%d", typ, rp.Name, rp.Rows), typ, rp})
+			}
 		}
 	}
 	for _, c := range cases {

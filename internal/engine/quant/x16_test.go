@@ -23,7 +23,7 @@ type x16Layout struct {
 	corr       int32
 	mm         func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte)
 	mmGo       func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
-	asm        bool // the assembly runs on this CPU
+	asm        *x16Func // the assembly in use, nil where there is none
 	groupBytes int  // bytes of one block of a group
 }
 
@@ -38,7 +38,7 @@ var x16Layouts = []x16Layout{
 			return w
 		},
 		quantize: quantizeActQ4_0VNNI, corr: -8,
-		mm: matMulQ4_0x16, mmGo: matMulQ4_0x16Go, asm: q4_0x16VNNI != nil, groupBytes: q4x16Bytes,
+		mm: matMulQ4_0x16, mmGo: matMulQ4_0x16Go, asm: &q4_0x16Asm, groupBytes: q4x16Bytes,
 	},
 	{
 		typ: Q8_0, fileBytes: q8_0Bytes, qsBytes: 512, randRows: randQ8_0Rows,
@@ -50,8 +50,33 @@ var x16Layouts = []x16Layout{
 			return w
 		},
 		quantize: quantizeActQ8_0x16, corr: -128,
-		mm: matMulQ8_0x16, mmGo: matMulQ8_0x16Go, asm: q8_0x16VNNI != nil, groupBytes: q8x16Bytes,
+		mm: matMulQ8_0x16, mmGo: matMulQ8_0x16Go, asm: &q8_0x16Asm, groupBytes: q8x16Bytes,
 	},
+}
+
+// x16Impl is one assembly implementation of a 16-row layout's MatMulQ.
+type x16Impl struct {
+	name string
+	f    x16Func
+}
+
+// forX16Asm runs f on each 16-row layout with each assembly
+// implementation the CPU runs (AVX-512 VNNI, AVX2) put in use in turn, as
+// subtests; a layout with none is skipped.
+func forX16Asm(t *testing.T, f func(t *testing.T, l *x16Layout)) {
+	forX16(t, func(t *testing.T, l *x16Layout) {
+		impls := x16AsmImpls(l.typ)
+		if len(impls) == 0 {
+			t.Skip("no assembly for this layout on this CPU")
+		}
+		for _, im := range impls {
+			t.Run(im.name, func(t *testing.T) {
+				defer func(f x16Func) { *l.asm = f }(*l.asm)
+				*l.asm = im.f
+				f(t, l)
+			})
+		}
+	})
 }
 
 // forX16 runs f on each 16-row layout as a subtest.
@@ -293,10 +318,7 @@ func checkX16Asm(t *testing.T, l *x16Layout, r *rand.Rand, nb, groups, batch int
 // 19 (tiles of 8, 4 and 1 tokens), row lengths of 1 to 40 blocks and 1
 // to 3 groups.
 func TestX16Asm(t *testing.T) {
-	forX16(t, func(t *testing.T, l *x16Layout) {
-		if !l.asm {
-			t.Skip("no AVX-512 VNNI kernel on this CPU")
-		}
+	forX16Asm(t, func(t *testing.T, l *x16Layout) {
 		r := rand.New(rand.NewPCG(97, 98))
 		for batch := 1; batch <= 19; batch++ {
 			for _, nb := range []int{1, 2, 3, 8, 28, 40} {
@@ -306,31 +328,41 @@ func TestX16Asm(t *testing.T) {
 	})
 }
 
-// FuzzX16Asm holds the assembly to the Go twin on fuzzed layouts, shapes
-// and seeds.
+// FuzzX16Asm holds each assembly implementation to the Go twin on fuzzed
+// layouts, shapes and seeds.
 func FuzzX16Asm(f *testing.F) {
-	if !x16Layouts[0].asm && !x16Layouts[1].asm {
-		f.Skip("no AVX-512 VNNI kernel on this CPU")
+	type impl struct {
+		l *x16Layout
+		x16Impl
 	}
-	for i, s := range [][3]uint8{{1, 1, 1}, {2, 1, 4}, {28, 2, 8}, {152, 1, 9}, {17, 3, 13}, {3, 2, 32}} {
+	var impls []impl
+	for i := range x16Layouts {
+		for _, im := range x16AsmImpls(x16Layouts[i].typ) {
+			impls = append(impls, impl{&x16Layouts[i], im})
+		}
+	}
+	if len(impls) == 0 {
+		f.Skip("no assembly for the 16-row layouts on this CPU")
+	}
+	for i, s := range [][3]uint8{{1, 1, 1}, {2, 1, 4}, {28, 2, 8}, {152, 1, 9}, {17, 3, 13}, {3, 2, 32}, {24, 2, 5}, {7, 1, 3}} {
 		f.Add(uint8(i), s[0], s[1], s[2], uint64(s[0])*7+uint64(s[2]))
 	}
-	f.Fuzz(func(t *testing.T, layout, nb, groups, batch uint8, seed uint64) {
-		l := &x16Layouts[int(layout)%len(x16Layouts)]
-		if !l.asm {
-			t.Skip("no AVX-512 VNNI kernel for " + l.typ.String())
-		}
+	f.Fuzz(func(t *testing.T, which, nb, groups, batch uint8, seed uint64) {
+		im := impls[int(which)%len(impls)]
+		defer func(f x16Func) { *im.l.asm = f }(*im.l.asm)
+		*im.l.asm = im.f
 		r := rand.New(rand.NewPCG(seed, ^seed))
-		checkX16Asm(t, l, r, max(int(nb)%160, 1), max(int(groups)%5, 1), max(int(batch)%40, 1))
+		checkX16Asm(t, im.l, r, max(int(nb)%160, 1), max(int(groups)%5, 1), max(int(batch)%40, 1))
 	})
 }
 
 // TestRepackedAgainstFile compares what the engine swaps in for a matrix
 // of whole groups, the repacked kernel end to end (QuantizeAct, DotQRows
 // and MatMulQ on rearranged groups), with the file type's kernel on the
-// file's rows.
+// file's rows, with each assembly implementation in use (the AVX2 one as
+// on a CPU without AVX-512 VNNI).
 func TestRepackedAgainstFile(t *testing.T) {
-	forX16(t, func(t *testing.T, l *x16Layout) {
+	forX16Asm(t, func(t *testing.T, l *x16Layout) {
 		rp := Repacked(l.typ, 16)
 		if rp == nil {
 			t.Skip("no repacked kernel on this CPU")

@@ -24,7 +24,7 @@ type x16Layout struct {
 	mm         func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte)
 	mmGo       func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
 	asm        *x16Func // the assembly in use, nil where there is none
-	groupBytes int  // bytes of one block of a group
+	groupBytes int      // bytes of one block of a group
 }
 
 var x16Layouts = []x16Layout{

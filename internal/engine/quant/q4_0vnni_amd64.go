@@ -49,14 +49,17 @@ var (
 	q8_0x16VNNI = x16Tiles(hasVNNI, q8x16Bytes, []int{8, 4, 1}, q8x16T8, q8x16T4, q8x16T1)
 	q4_0x16AVX2 = x16Tiles(hasX16AVX2, q4x16Bytes, []int{4, 1}, q4x16A4, q4x16A1)
 	q8_0x16AVX2 = x16Tiles(hasX16AVX2, q8x16Bytes, []int{4, 1}, q8x16A4, q8x16A1)
+	q4_Kx16VNNI = x16Tiles(hasVNNI, q4kx16Bytes, []int{4, 1}, q4kx16T4, q4kx16T1)
 )
 
 // q4_0x16Asm and q8_0x16Asm are the assembly MatMulQ the 16-row layouts
 // use, x16Name its instruction set: AVX-512 VNNI where the CPU has it,
-// else AVX2 (as GODEBUG=cpu.avx512f=off makes it on any CPU).
+// else AVX2 (as GODEBUG=cpu.avx512f=off makes it on any CPU); Q4_K's
+// has no AVX2 kernel.
 var (
 	q4_0x16Asm = cmpOr(q4_0x16VNNI, q4_0x16AVX2)
 	q8_0x16Asm = cmpOr(q8_0x16VNNI, q8_0x16AVX2)
+	q4_Kx16Asm = q4_Kx16VNNI
 	x16Name    = map[bool]string{true: "avx512-vnni", false: "avx2"}[hasVNNI]
 )
 
@@ -108,3 +111,12 @@ func q8x16A4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo in
 
 //go:noescape
 func q8x16A1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+// q4kx16T4 and q4kx16T1 are the AVX-512 VNNI tiles of Q4_K's groups
+// (q4_kx16_amd64.s).
+//
+//go:noescape
+func q4kx16T4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q4kx16T1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)

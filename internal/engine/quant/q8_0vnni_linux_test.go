@@ -68,11 +68,11 @@ func TestX16ReadsInBounds(t *testing.T) {
 				const groups = 2
 				src := l.randRows(r, nb, 16*groups)
 				w := guarded(t, len(src))
-				l.repack(w, src, 32*nb)
-				ldx := nb * x16ActBytes
+				l.repack(w, src, l.block*nb)
+				ldx := nb * l.actBytes
 				xv := guarded(t, batch*ldx)
 				for b := 0; b < batch; b++ {
-					l.quantize(xv[b*ldx:(b+1)*ldx], randActs(r, 32*nb))
+					l.quantize(xv[b*ldx:(b+1)*ldx], randActs(r, l.block*nb))
 				}
 				got, want := make([]float32, batch*16*groups), make([]float32, batch*16*groups)
 				l.mm(got, 16*groups, xv, ldx, batch, w)

@@ -45,6 +45,9 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	if err := f.browser.validate(fs, f); err != nil {
 		return nil, usageErr(err)
 	}
+	if err := f.scrape.validate(fs); err != nil {
+		return nil, usageErr(err)
+	}
 	if err := f.shard.resolve(os.Getenv); err != nil {
 		return nil, usageErr(err)
 	}
@@ -222,6 +225,7 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 		},
 		Log:     stderr,
 		StartAt: f.shard.at,
+		Sample:  f.scrape.sampler(ctx, stderr, t.client, spec.quiet),
 	}
 	if spec.coldStart {
 		rs.ColdStart = t.coldStart

@@ -106,8 +106,10 @@ type Sampler struct {
 	cfg    Config
 	clk    clock.Clock
 	hc     *http.Client
+	parent context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
+	lastAt time.Time // the last scrape's start (the loop's alone until done)
 
 	mu  sync.Mutex
 	col *Collector
@@ -125,6 +127,7 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 		s.clk = clock.Real{}
 	}
 	s.col = NewCollector(cfg.Series)
+	s.parent = context.WithoutCancel(ctx)
 	ctx, s.cancel = context.WithCancel(ctx)
 	go s.loop(ctx)
 	return s
@@ -148,6 +151,7 @@ func (s *Sampler) loop(ctx context.Context) {
 
 // sample makes one scrape and hands it to the collector.
 func (s *Sampler) sample(ctx context.Context) {
+	s.lastAt = s.clk.Now()
 	body, at, err := s.fetch(ctx)
 	if ctx.Err() != nil {
 		return // stopped under way: not a failed scrape
@@ -202,12 +206,16 @@ func (s *Sampler) fetch(ctx context.Context) (string, time.Time, error) {
 	return string(b), at, nil
 }
 
-// Stop ends the sampling (waiting for a scrape under way) and returns
-// what was kept, with the warnings the run should carry. The scrape is
-// nil when no sample succeeded.
+// Stop ends the sampling (waiting for a scrape under way), takes a last
+// sample when the one before is half an interval old or more (the run's
+// tail), and returns what was kept, with the warnings the run should
+// carry. The scrape is nil when no sample succeeded.
 func (s *Sampler) Stop() (*runfile.Scrape, []string) {
 	s.cancel()
 	<-s.done
+	if s.clk.Now().Sub(s.lastAt) >= s.cfg.Interval/2 {
+		s.sample(s.parent)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.col.Result(s.cfg.URL, s.cfg.Interval)

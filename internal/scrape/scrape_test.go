@@ -307,3 +307,22 @@ func TestSamplerCredentialsStayHome(t *testing.T) {
 		t.Errorf("warnings %q", warn)
 	}
 }
+
+// TestSamplerTakesTheTail: Stop samples once more when the last sample
+// is half an interval old or more, so the run's last second is not lost;
+// not when it is fresh.
+func TestSamplerTakesTheTail(t *testing.T) {
+	srv := &scripted{pages: []func(http.ResponseWriter){page(llamaPage(0, 0, 0)), page(llamaPage(1, 0, 0)), page(llamaPage(3, 0, 0))}}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	clk := &stepClock{now: time.Unix(5000, 0), limit: 1, parked: make(chan struct{})}
+	s := Start(context.Background(), Config{URL: ts.URL, Target: ts.URL, Clock: clk})
+	<-clk.parked
+	clk.mu.Lock()
+	clk.now = clk.now.Add(600 * time.Millisecond)
+	clk.mu.Unlock()
+	sc, _ := s.Stop()
+	if got := points(seriesOf(t, sc, "llamacpp:requests_deferred")); got != "0:0 1000:1 1600:3" {
+		t.Errorf("deferred = %s, want a last sample at 1600 ms", got)
+	}
+}

@@ -153,7 +153,7 @@ const legendRow = 14.0
 
 // legendItem is one entry of a panel's key, placed.
 type legendItem struct {
-	x, row   float64
+	x, row    float64
 	text, col string
 }
 

@@ -40,6 +40,10 @@ type serverPanel struct {
 	lines []serverLine
 	ttft  []serverPoint // the client's TTFT panel
 	pct   bool          // values are fractions, shown as %
+	count bool          // values are counts of requests
+	// holeS is the time between two points past which the line breaks:
+	// the samples between failed.
+	holeS float64
 }
 
 // serverPanels returns the panels of r's scrape over the load chart's
@@ -63,7 +67,7 @@ func serverPanels(r *runfile.Run, views []measure.View, origin time.Time, spanS 
 	}
 	var queue, kv, tokens serverPanel
 	queue.name, kv.name, tokens.name = "server: requests", "server: KV cache usage, %", "server: tokens/s"
-	kv.pct = true
+	kv.pct, queue.count = true, true
 	named := map[string]*serverPanel{}
 	var order []string
 	for i := range sc.Series {
@@ -132,6 +136,7 @@ func serverPanels(r *runfile.Run, views []measure.View, origin time.Time, spanS 
 		return nil
 	}
 	for i := range out {
+		out[i].holeS = 2.5 * sc.IntervalMS / 1000
 		for k := range out[i].lines {
 			if out[i].lines[k].col == "" {
 				out[i].lines[k].col = seriesColours[k%len(seriesColours)]
@@ -202,7 +207,8 @@ func serverPanelsHeight(panels []serverPanel, x0, x1, gap float64) float64 {
 
 // drawServerPanels draws panels one under the other from y (the bottom
 // of the panel above) on the time scale xs between x0 and x1, and
-// returns the bottom of the last. Each line is a <path class="gauge">
+// returns the bottom of the last. A line breaks where samples are
+// missing (more than two and a half intervals apart). Each line is a <path class="gauge">
 // with data-series (the series with its labels), data-role and data-max;
 // each TTFT a <circle class="ttft"> with data-ttft-ms.
 func drawServerPanels(c *svg.Canvas, panels []serverPanel, xs svg.Linear, x0, x1, y, gap float64) float64 {
@@ -221,6 +227,9 @@ func drawServerPanels(c *svg.Canvas, panels []serverPanel, xs svg.Linear, x0, x1
 		top := svg.NiceMax(hi)
 		if p.pct {
 			top = 100
+		}
+		if p.count {
+			top = svg.NiceMax(math.Max(hi, 4)) // whole requests on the ticks
 		}
 		if top <= 0 {
 			top = 1
@@ -241,7 +250,7 @@ func drawServerPanels(c *svg.Canvas, panels []serverPanel, xs svg.Linear, x0, x1
 			peak := 0.0
 			var d svg.PathData
 			for k, pt := range l.pts {
-				if k == 0 {
+				if k == 0 || (p.holeS > 0 && pt.AtS-l.pts[k-1].AtS > p.holeS) {
 					d.MoveTo(xs.Map(pt.AtS), ys.Map(pt.V))
 				} else {
 					d.LineTo(xs.Map(pt.AtS), ys.Map(pt.V))

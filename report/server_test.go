@@ -116,3 +116,26 @@ func TestTimelineSaysTheServerAtItsStart(t *testing.T) {
 		t.Error("the HTML report lacks the server's gauges")
 	}
 }
+
+// TestGaugeLineBreaksAtAHole: where samples failed (points more than two
+// and a half intervals apart) the line breaks instead of bridging them.
+func TestGaugeLineBreaksAtAHole(t *testing.T) {
+	r := scrapedRun()
+	s := &r.Scrape.Series[1] // requests_deferred: 1, 3, 2 at 0.5, 1.5, 2.5 s of the run
+	s.Points = []runfile.ScrapePoint{{MS: 1000, V: 1}, {MS: 1400, V: 2}, {MS: 3000, V: 3}}
+	r.Scrape.IntervalMS = 500 // a hole of 1.6 s between the second and third
+	for _, g := range parseSVG(t, LoadChart(r, Options{}).SVG).find("gauge") {
+		if g.attr("data-series") != s.Name {
+			continue
+		}
+		for _, n := range g.Nodes {
+			if n.XMLName.Local == "path" {
+				if d := n.attr("d"); strings.Count(d, "M") != 2 {
+					t.Errorf("path %q: want two pieces, broken at the hole", d)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no line of requests_deferred")
+}

@@ -15,6 +15,7 @@
 package scrape
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -40,8 +41,9 @@ import (
 // DefaultInterval is the time between samples.
 const DefaultInterval = time.Second
 
-// maxBody bounds one sample's body: a metrics page is kilobytes.
-const maxBody = 8 << 20
+// maxBody bounds one sample's body: llama-server's page is 2 KB,
+// tokenpulse serve's and vLLM's tens of KB.
+const maxBody = 4 << 20
 
 // Known maps the name of each gauge or counter tokenpulse recognises to
 // what it measures. The names are the servers' own: llama-server's
@@ -113,6 +115,7 @@ type Sampler struct {
 
 	mu  sync.Mutex
 	col *Collector
+	buf bytes.Buffer // the page, reused: a run holds the collector
 }
 
 // Start samples cfg.URL at once and then every cfg.Interval until Stop;
@@ -152,28 +155,29 @@ func (s *Sampler) loop(ctx context.Context) {
 // sample makes one scrape and hands it to the collector.
 func (s *Sampler) sample(ctx context.Context) {
 	s.lastAt = s.clk.Now()
-	body, at, err := s.fetch(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, err := s.fetch(ctx)
 	if ctx.Err() != nil {
 		return // stopped under way: not a failed scrape
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err != nil {
 		s.col.Fail(err)
 		return
 	}
-	if err := s.col.Add(at, strings.NewReader(body)); err != nil {
+	if err := s.col.Add(at, s.buf.Bytes()); err != nil {
 		s.col.Fail(err)
 	}
 }
 
-// fetch gets the endpoint's page and the time its answer came.
-func (s *Sampler) fetch(ctx context.Context) (string, time.Time, error) {
+// fetch reads the endpoint's page into s.buf and returns the time its
+// answer came.
+func (s *Sampler) fetch(ctx context.Context) (time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(5*time.Second, s.cfg.Interval))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.cfg.URL, nil)
 	if err != nil {
-		return "", time.Time{}, err
+		return time.Time{}, err
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
 	if s.cfg.SameOrigin() {
@@ -186,24 +190,28 @@ func (s *Sampler) fetch(ctx context.Context) (string, time.Time, error) {
 	}
 	resp, err := s.hc.Do(req)
 	if err != nil {
-		return "", time.Time{}, err
+		return time.Time{}, err
 	}
 	at := s.clk.Now()
 	defer resp.Body.Close()
 	if msg := origin.NotFollowed(resp); msg != "" {
-		return "", at, fmt.Errorf("%s: %s", resp.Status, msg)
+		return at, fmt.Errorf("%s: %s", resp.Status, msg)
 	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return "", at, err
+	s.buf.Reset()
+	if _, err := s.buf.ReadFrom(io.LimitReader(resp.Body, maxBody+1)); err != nil {
+		return at, err
 	}
+	b := s.buf.Bytes()
 	if resp.StatusCode != http.StatusOK {
-		return "", at, fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(b[:min(len(b), 200)])))
+		return at, fmt.Errorf("%s: %s", resp.Status, strings.TrimSpace(string(b[:min(len(b), 200)])))
 	}
 	if len(b) > maxBody {
-		return "", at, fmt.Errorf("the page is larger than %d MiB", maxBody>>20)
+		return at, fmt.Errorf("the page is larger than %d MiB", maxBody>>20)
 	}
-	return string(b), at, nil
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/json") {
+		return at, fmt.Errorf("not a Prometheus text page (Content-Type %s)", ct)
+	}
+	return at, nil
 }
 
 // Stop ends the sampling (waiting for a scrape under way), takes a last
@@ -234,6 +242,7 @@ type Collector struct {
 	byKey   map[string]*series
 	dropped int
 	seen    map[string]bool
+	lines   bytes.Buffer // the lines parsed, reused
 }
 
 // series is one kept series and the raw value it had at the sample
@@ -269,9 +278,9 @@ func (c *Collector) Fail(err error) {
 }
 
 // Add parses one page of metrics sampled at at.
-func (c *Collector) Add(at time.Time, page io.Reader) error {
+func (c *Collector) Add(at time.Time, page []byte) error {
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(page)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(c.keep(page)))
 	if err != nil {
 		return fmt.Errorf("not a Prometheus text page: %w", err)
 	}
@@ -280,11 +289,24 @@ func (c *Collector) Add(at time.Time, page io.Reader) error {
 		c.start = at
 	}
 	ms := float64(at.Sub(c.start)) / float64(time.Millisecond)
-	for _, name := range slices.Sorted(maps.Keys(fams)) {
-		role, known := Known[name]
-		if !known && !c.named[name] {
+	// The known gauges first, so that a named series of many label sets
+	// cannot take their places under the bound.
+	names := slices.SortedFunc(maps.Keys(fams), func(a, b string) int {
+		_, ka := Known[a]
+		_, kb := Known[b]
+		if ka != kb {
+			if ka {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	for _, name := range names {
+		if !c.kept(name) {
 			continue
 		}
+		role := Known[name]
 		c.seen[name] = true
 		f := fams[name]
 		for _, m := range f.GetMetric() {
@@ -292,6 +314,62 @@ func (c *Collector) Add(at time.Time, page io.Reader) error {
 		}
 	}
 	return nil
+}
+
+// linesPerName bounds the sample lines of one name handed to the
+// parser: enough for one more series than a run keeps (so that the
+// overflow is seen and said), a histogram's sum and count each.
+const linesPerName = 3 * (runfile.MaxScrapeSeries + 1)
+
+// keep returns the lines of page the parser needs: the comments and
+// samples of the names kept (known or named), histogram buckets left out
+// (a histogram is kept as its sum and count), at most linesPerName
+// samples of each. The parser then builds objects for a few series, not
+// for every series a large page holds: a run holds the garbage
+// collector (stream.HoldGC), so what a scrape allocates stays until the
+// memory limit. Lines this cannot name (a quoted UTF-8 name) are passed
+// on whole.
+func (c *Collector) keep(page []byte) []byte {
+	c.lines.Reset()
+	n := map[string]int{}
+	for line := range bytes.Lines(page) {
+		t := bytes.TrimLeft(line, " \t")
+		if bytes.HasPrefix(t, []byte("#")) {
+			f := bytes.Fields(t)
+			if len(f) >= 3 && (string(f[1]) == "HELP" || string(f[1]) == "TYPE") && !c.kept(string(f[2])) {
+				continue
+			}
+			c.lines.Write(line)
+			continue
+		}
+		end := bytes.IndexAny(t, "{ \t")
+		if end <= 0 {
+			c.lines.Write(line) // blank, or a quoted name: the parser judges
+			continue
+		}
+		name := string(t[:end])
+		if strings.HasSuffix(name, "_bucket") {
+			continue
+		}
+		base := name
+		for _, suf := range []string{"_sum", "_count"} {
+			if b, ok := strings.CutSuffix(name, suf); ok && c.kept(b) {
+				base = b
+			}
+		}
+		if !c.kept(base) || n[base] == linesPerName {
+			continue
+		}
+		n[base]++
+		c.lines.Write(line)
+	}
+	return c.lines.Bytes()
+}
+
+// kept reports whether the series of name are kept.
+func (c *Collector) kept(name string) bool {
+	_, known := Known[name]
+	return known || c.named[name]
 }
 
 // add records metric m of family name at at (ms after the first sample).

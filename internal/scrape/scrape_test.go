@@ -65,7 +65,7 @@ func TestCollectorGaugesAndRates(t *testing.T) {
 	c := NewCollector(nil)
 	t0 := time.Date(2026, 12, 3, 15, 0, 0, 0, time.UTC)
 	for i, p := range []string{llamaPage(0, 0.1, 0), llamaPage(2, 0.25, 100), llamaPage(3, 0.5, 300)} {
-		if err := c.Add(t0.Add(time.Duration(i)*time.Second), strings.NewReader(p)); err != nil {
+		if err := c.Add(t0.Add(time.Duration(i)*time.Second), []byte(p)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +119,7 @@ vllm:num_requests_waiting{model_name="m"} 4
 		sum      float64
 	}{{0, 10, 2, 1}, {2 * time.Second, 30, 4, 2}, {3 * time.Second, 5, 4, 2}, {4 * time.Second, 9, 6, 5}}
 	for _, s := range steps {
-		if err := c.Add(t0.Add(s.dt), strings.NewReader(page(s.req, s.cnt, s.sum))); err != nil {
+		if err := c.Add(t0.Add(s.dt), []byte(page(s.req, s.cnt, s.sum))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +145,7 @@ vllm:num_requests_waiting{model_name="m"} 4
 // nothing and says how to name them.
 func TestCollectorWarnsOfNothingKnown(t *testing.T) {
 	c := NewCollector(nil)
-	if err := c.Add(time.Unix(0, 0), strings.NewReader("# TYPE up gauge\nup 1\n")); err != nil {
+	if err := c.Add(time.Unix(0, 0), []byte("# TYPE up gauge\nup 1\n")); err != nil {
 		t.Fatal(err)
 	}
 	sc, warn := c.Result("u", time.Second)
@@ -225,13 +225,14 @@ func run(t *testing.T, cfg Config, sleeps int) (*runfile.Scrape, []string) {
 // TestSamplerPacesAndFailsAsWarning samples a scripted endpoint on an
 // injected clock: one sample per interval, timed by the clock; a 500 and
 // a page that does not parse are counted as failures and said in one
-// warning, and the other samples are kept.
+// warning, and the other samples are kept. A page of a great many
+// series the run does not keep is parsed for the few it keeps.
 func TestSamplerPacesAndFailsAsWarning(t *testing.T) {
 	srv := &scripted{pages: []func(http.ResponseWriter){
 		page(llamaPage(0, 0, 0)),
 		func(w http.ResponseWriter) { http.Error(w, "busy", http.StatusInternalServerError) },
 		page(llamaPage(2, 0.5, 100)),
-		page("this is { not prometheus\n"),
+		page("llamacpp:requests_deferred not-a-number\n"),
 		page(llamaPage(1, 0.75, 400)),
 	}}
 	ts := httptest.NewServer(srv)
@@ -255,8 +256,52 @@ func TestSamplerPacesAndFailsAsWarning(t *testing.T) {
 	}
 }
 
-// TestSamplerAllFailed: an endpoint that never answers well gives no
-// scrape and a warning, not an error.
+// TestCollectorParsesOnlyWhatItKeeps: among 100,000 series of no
+// interest and 1,000 label sets of a named one, the known gauge is read,
+// the named series stop at the run's bound (with a warning), and a
+// histogram's buckets are not needed for its mean.
+func TestCollectorParsesOnlyWhatItKeeps(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# TYPE noise gauge\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "noise{i=\"%d\"} 1\n", i)
+	}
+	b.WriteString("# TYPE flood gauge\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "flood{i=\"%d\"} %d\n", i, i)
+	}
+	b.WriteString("# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_sum 3\nh_count 2\n")
+	b.WriteString("# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting 5\n")
+	c := NewCollector([]string{"flood", "h"})
+	if kept := string(c.keep([]byte(b.String()))); strings.Count(kept, "\n") > 2*linesPerName+10 {
+		t.Errorf("%d lines handed to the parser, want about %d", strings.Count(kept, "\n"), linesPerName+8)
+	}
+	t0 := time.Unix(0, 0)
+	for i := range 2 {
+		if err := c.Add(t0.Add(time.Duration(i)*time.Second), []byte(b.String())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc, warn := c.Result("u", time.Second)
+	if got := points(seriesOf(t, sc, "vllm:num_requests_waiting")); got != "0:5 1000:5" {
+		t.Errorf("waiting = %s", got)
+	}
+	if len(sc.Series) != runfile.MaxScrapeSeries {
+		t.Errorf("%d series kept, want the bound %d", len(sc.Series), runfile.MaxScrapeSeries)
+	}
+	if len(warn) != 1 || !strings.Contains(warn[0], "more than 32 series") {
+		t.Errorf("warnings %q", warn)
+	}
+	c = NewCollector([]string{"h"})
+	c.Add(t0, []byte("# TYPE h histogram\nh_bucket{le=\"+Inf\"} 2\nh_sum 3\nh_count 2\n"))
+	c.Add(t0.Add(time.Second), []byte("# TYPE h histogram\nh_bucket{le=\"+Inf\"} 4\nh_sum 7\nh_count 4\n"))
+	if sc, _ := c.Result("u", time.Second); points(seriesOf(t, sc, "h")) != "1000:2" {
+		t.Errorf("histogram mean = %s, want (7-3)/(4-2) = 2", points(seriesOf(t, sc, "h")))
+	}
+}
+
+// TestSamplerAllFailed: an endpoint that never answers well (a 404, an
+// HTML page) gives no scrape and a warning, not an error.
 func TestSamplerAllFailed(t *testing.T) {
 	ts := httptest.NewServer(http.NotFoundHandler())
 	defer ts.Close()
@@ -266,6 +311,16 @@ func TestSamplerAllFailed(t *testing.T) {
 	}
 	if len(warn) != 1 || !strings.Contains(warn[0], "none of 3 samples succeeded") || !strings.Contains(warn[0], "404") {
 		t.Errorf("warnings %q", warn)
+	}
+	// A login page answered 200 is no metrics page either.
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><body>llamacpp:requests_deferred 3</body></html>")
+	}))
+	defer html.Close()
+	sc, warn = run(t, Config{URL: html.URL, Target: html.URL}, 1)
+	if sc != nil || len(warn) != 1 || !strings.Contains(warn[0], "Content-Type text/html") {
+		t.Errorf("an HTML page: scrape %v, warnings %q", sc, warn)
 	}
 }
 

@@ -53,13 +53,15 @@ func TestBenchScrapesTheTarget(t *testing.T) {
 }
 
 // TestBenchScrapeUsage: a scrape URL that is not http(s), a series named
-// without --scrape, and a URL after a bare --scrape are errors of use.
+// without --scrape, a URL after a bare --scrape, and --scrape with the
+// A/B (whose two models share one server's gauges) are errors of use.
 func TestBenchScrapeUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "--scrape=ftp://x/metrics"},
 		{"bench", "--scrape=metrics"},
 		{"bench", "--scrape-series", "x"},
 		{"bench", "--scrape", "http://127.0.0.1:9/metrics"},
+		{"bench", "--model-b", "../../internal/fixture/testdata/models/stories260K-Q8_0.gguf", "--scrape"},
 	} {
 		if text, code := cliRun(t, args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d\n%s", args, code, exitUsage, text)

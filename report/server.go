@@ -291,3 +291,40 @@ func serverLineAt(sc *runfile.Scrape, at time.Time) (string, measure.Server) {
 	}
 	return "server at its start: " + strings.Join(parts, ", "), s
 }
+
+// gaugesLine states what the server's own gauges (bench --scrape) peaked
+// at while the run lasted; "" without a scrape.
+func gaugesLine(r *runfile.Run) string {
+	sc := r.Scrape
+	if sc == nil {
+		return ""
+	}
+	peak := map[string]float64{}
+	for i := range sc.Series {
+		s := &sc.Series[i]
+		for _, p := range s.Points {
+			if v, ok := peak[s.Role]; !ok || p.V > v {
+				peak[s.Role] = p.V
+			}
+		}
+	}
+	var parts []string
+	if v, ok := peak[runfile.RoleQueue]; ok {
+		parts = append(parts, "queued peak "+svg.Label(v))
+	}
+	if v, ok := peak[runfile.RoleRunning]; ok {
+		parts = append(parts, "running peak "+svg.Label(v))
+	}
+	if v, ok := peak[runfile.RoleKV]; ok {
+		parts = append(parts, fmt.Sprintf("KV cache peak %.0f%%", 100*v))
+	}
+	s := fmt.Sprintf("server's own gauges (%s, %d samples", sc.URL, sc.Samples)
+	if sc.Failed > 0 {
+		s += fmt.Sprintf(", %d failed", sc.Failed)
+	}
+	s += ")"
+	if len(parts) == 0 {
+		return s + ": none of the known gauges"
+	}
+	return s + ": " + strings.Join(parts, ", ")
+}

@@ -139,3 +139,27 @@ func TestGaugeLineBreaksAtAHole(t *testing.T) {
 	}
 	t.Fatal("no line of requests_deferred")
 }
+
+// TestReportsSayTheGaugePeaks: the text and HTML reports say what the
+// server's gauges peaked at; a run without a scrape says nothing of it.
+func TestReportsSayTheGaugePeaks(t *testing.T) {
+	want := "server's own gauges (http://h/metrics, 5 samples): queued peak 9, running peak 1, KV cache peak 60%"
+	var txt, page bytes.Buffer
+	if err := Text(&txt, scrapedRun(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&page, scrapedRun(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), want) {
+		t.Errorf("text report lacks %q:\n%s", want, txt.String())
+	}
+	if !strings.Contains(page.String(), `id="server-gauges"`) || !strings.Contains(page.String(), "queued peak 9, running peak 1, KV cache peak 60%") {
+		t.Error("HTML report lacks the gauges' peaks")
+	}
+	txt.Reset()
+	Text(&txt, conversationRun(), Options{})
+	if strings.Contains(txt.String(), "server's own gauges") {
+		t.Error("a run without a scrape speaks of gauges")
+	}
+}

@@ -307,6 +307,7 @@ func Summarize(run *runfile.Run) {
 	for _, k := range Turns(run) {
 		run.Summary.Turns = append(run.Summary.Turns, runfile.TurnGroup{Turn: k, Group: Group(run, Turn(k))})
 	}
+	run.Summary.Trace = TraceMatch(run)
 }
 
 // Batched reports whether g's requests carried several tokens per event on

@@ -365,7 +365,10 @@ func loadLine(r *runfile.Run) string {
 	if o.ConcurrencyMax > 0 {
 		s += fmt.Sprintf(", %.2f in flight on average (peak %d)", o.ConcurrencyMean, o.ConcurrencyMax)
 	}
-	if d := o.ScheduleLagMs; d.Count > 0 {
+	if d := o.ScheduleLagMs; d.Count > 0 && r.Config.Arrival == runfile.ArrivalTrace {
+		s += fmt.Sprintf("; trace arrivals: schedule lag p50 %s ms, p99 %s ms, max %s ms; TTFT from the due time p95 %s ms",
+			fmtMS(d.P50), fmtMS(d.P99), fmtMS(d.Max), ms(o.ScheduledTTFTMs, o.ScheduledTTFTMs.P95))
+	} else if d.Count > 0 {
 		s += fmt.Sprintf("; %s arrivals at %s/s: schedule lag p50 %s ms, p99 %s ms, max %s ms; TTFT from the due time p95 %s ms",
 			r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64), fmtMS(d.P50), fmtMS(d.P99), fmtMS(d.Max), ms(o.ScheduledTTFTMs, o.ScheduledTTFTMs.P95))
 		if o.SlotWaits > 0 {
@@ -373,4 +376,20 @@ func loadLine(r *runfile.Run) string {
 		}
 	}
 	return s
+}
+
+// traceLine states how closely a trace replay kept its trace: the
+// arrival match (KS distance of the inter-arrivals) and the length
+// match (answers at their recorded length).
+func traceLine(r *runfile.Run) string {
+	t := r.Summary.Trace
+	if t == nil {
+		return ""
+	}
+	s := "trace replay"
+	if c := r.Config.Trace; c != nil {
+		s += fmt.Sprintf(" of %s (%s, %d requests, speed ×%s, prompts in %s)", c.File, c.Format, c.Entries, strconv.FormatFloat(c.Speed, 'g', -1, 64), c.Vocabulary)
+	}
+	return s + fmt.Sprintf(": arrival match KS %.3f over %d inter-arrivals (recorded vs achieved); length match %d of %d answers at their recorded length",
+		t.KS, max(t.Arrivals-1, 0), t.AtLength, t.Answered)
 }

@@ -177,6 +177,9 @@ func (t *textWriter) table(r *runfile.Run) {
 	if s := loadLine(r); s != "" {
 		t.printf("%s\n", s)
 	}
+	if s := traceLine(r); s != "" {
+		t.printf("%s\n", s)
+	}
 	if s := goodputLine(r); s != "" {
 		t.printf("%s\n", s)
 	}

@@ -289,6 +289,8 @@ type Config struct {
 	// Browser is set for a browser run (bench --browser): the page,
 	// render strategies, CPU throttling and the relay's added time.
 	Browser *Browser `json:"browser,omitempty"`
+	// Trace is the trace a replay (Arrival "trace") sent.
+	Trace *TraceConfig `json:"trace,omitempty"`
 }
 
 // ColdStart is the target's cold-start breakdown, in milliseconds.
@@ -381,6 +383,9 @@ type Request struct {
 	// bench --tokenizer (the server sent no usage.prompt_tokens); absent
 	// when the server counted them.
 	PromptTokenSource TokenSource `json:"prompt_token_source,omitempty"`
+	// MaxTokens is the answer's length asked, in a trace replay: the
+	// recorded output length (see TraceMatch).
+	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
 // ServerTimings is the server's split of a request, in ns.
@@ -432,6 +437,8 @@ type Summary struct {
 	// Turns holds, for a run with conversations, the warm requests of each
 	// turn number, in turn order: how TTFT grows with the conversation.
 	Turns []TurnGroup `json:"turns,omitempty"`
+	// Trace is how closely a replay kept its trace (Arrival "trace").
+	Trace *TraceMatch `json:"trace,omitempty"`
 }
 
 // Goodput is how many of a scope's requests met every per-request

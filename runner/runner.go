@@ -97,6 +97,8 @@ type Spec struct {
 	// wall-clock instant (bench --start-at: the common start of a sharded
 	// run's shards); the run's shard block records how late they began.
 	StartAt time.Time
+	// Trace is recorded as the config's trace (a trace replay).
+	Trace *runfile.TraceConfig
 }
 
 // Result is a measured run.
@@ -180,6 +182,10 @@ func New(s *Spec) (*runfile.Run, error) {
 		run.Config.Arrival, run.Config.Rate, run.Config.Burstiness = a.Process, a.Rate, a.Burstiness
 		run.Config.DurationMS, run.Config.RampMS = a.Duration.Milliseconds(), a.Ramp.Milliseconds()
 		run.Config.Requests = len(schedule)
+	}
+	if w.Replay != nil {
+		run.Config.Arrival, run.Config.Requests = runfile.ArrivalTrace, w.Replay.Len()
+		run.Config.Trace = s.Trace
 	}
 	if w.Shard.Sharded() {
 		if err := shardOf(run, s, w); err != nil {

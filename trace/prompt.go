@@ -119,7 +119,7 @@ func (p *Prompter) Prompt(e Entry) (string, error) {
 			text = text[:i]
 		}
 	}
-	return "", fmt.Errorf("line %d: cannot write a prompt of exactly %d tokens in this vocabulary", e.Line, e.Input)
+	return "", fmt.Errorf("%d: cannot write a prompt of exactly %d tokens in this vocabulary", e.Line, e.Input)
 }
 
 // block writes n tokens of words drawn from rng; first: at the prompt's

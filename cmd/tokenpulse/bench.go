@@ -79,6 +79,7 @@ type benchFlags struct {
 	ab       abFlags
 	browser  browserFlags
 	shard    shardFlags
+	trace    traceFlags
 }
 
 func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
@@ -150,6 +151,7 @@ measured is still written).`,
 	f.ab.register(fl)
 	f.browser.register(fl)
 	f.shard.register(fl)
+	f.trace.register(fl)
 	return cmd
 }
 
@@ -349,6 +351,12 @@ func (f *benchFlags) workload(s *suite.Suite, cold bool, fs *pflag.FlagSet) benc
 		if f.duration == 0 || fs.Changed("requests") {
 			w.Arrival.Max = f.requests
 		}
+		if !fs.Changed("concurrency") {
+			w.Concurrency = defaultCeiling
+		}
+	}
+	if f.trace.replay != nil {
+		w.Replay = f.trace.replay.WithSpeed(f.trace.speed)
 		if !fs.Changed("concurrency") {
 			w.Concurrency = defaultCeiling
 		}

@@ -51,11 +51,33 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	if err := f.shard.checkWith(f); err != nil {
 		return nil, usageErr(err)
 	}
+	if err := f.trace.check(fs, f); err != nil {
+		return nil, usageErr(err)
+	}
 	reqOpts, err := f.requestOptions(fs)
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	s, err := suite.Resolve(f.suite, suite.Validate(validateThreshold))
+	reqOpts = traceOptions(fs, f, reqOpts)
+	var tokens *tokencount.Counter
+	if f.tokenizer != "" {
+		if tokens, err = tokencount.Open(f.tokenizer); err != nil {
+			return nil, usageErr(fmt.Errorf("--tokenizer: %w", err))
+		}
+	}
+	p := &benchPlan{f: f, fs: fs, reqOpts: reqOpts, tokens: tokens}
+	ok := false
+	defer func() {
+		if !ok {
+			p.close()
+		}
+	}()
+	var s *suite.Suite
+	if f.trace.on() {
+		s, err = f.trace.plan(fs, f, tokens, os.Stderr)
+	} else {
+		s, err = suite.Resolve(f.suite, suite.Validate(validateThreshold))
+	}
 	if err != nil {
 		return nil, usageErr(err)
 	}
@@ -77,20 +99,17 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	p := &benchPlan{f: f, fs: fs, suite: s, rules: rules, reqOpts: reqOpts, header: header}
-	if f.tokenizer != "" {
-		if p.tokens, err = tokencount.Open(f.tokenizer); err != nil {
-			return nil, usageErr(fmt.Errorf("--tokenizer: %w", err))
-		}
-	}
+	p.suite, p.rules, p.header = s, rules, header
+	ok = true
 	return p, nil
 }
 
-// close releases what the plan opened (the tokenizer).
+// close releases what the plan opened (the tokenizers).
 func (p *benchPlan) close() {
 	if p.tokens != nil {
 		p.tokens.Close()
 	}
+	p.f.trace.close()
 }
 
 // benchTarget is the endpoint a plan measures: a remote one, or the
@@ -181,6 +200,8 @@ type runSpec struct {
 	coldStart bool
 	// quiet shows no progress line.
 	quiet bool
+	// speed, when > 0, is a trace replay's speed (sweep --trace-speeds).
+	speed float64
 }
 
 // specFromFlags is the one run that bench's flags describe.
@@ -192,6 +213,9 @@ func (p *benchPlan) specFromFlags(t *benchTarget) runSpec {
 func (p *benchPlan) flagsFor(spec runSpec) *benchFlags {
 	g := *p.f
 	g.rate, g.concurrency = spec.rate, spec.concurrency
+	if spec.speed > 0 {
+		g.trace.speed = spec.speed
+	}
 	return &g
 }
 
@@ -222,6 +246,7 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 		},
 		Log:     stderr,
 		StartAt: f.shard.at,
+		Trace:   f.trace.recorded(f.trace.speed),
 	}
 	if spec.coldStart {
 		rs.ColdStart = t.coldStart

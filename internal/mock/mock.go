@@ -101,7 +101,8 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 	prompt := promptText(req)
 	res := server.GenResult{PromptTokens: len(strings.Fields(prompt)), FinishReason: "stop"}
 	n := b.p.Tokens
-	if req.MaxTokens > 0 && req.MaxTokens < n {
+	if req.MaxTokens > 0 && (req.MaxTokens < n || req.IgnoreEOS) {
+		// ignore_eos generates past the answer's end, up to max_tokens.
 		n = req.MaxTokens
 		res.FinishReason = "length"
 	}

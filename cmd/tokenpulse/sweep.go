@@ -32,6 +32,7 @@ type sweepFlags struct {
 	maxSteps      int
 	kneeFactor    float64
 	kneeFloor     time.Duration
+	traceSpeeds   string
 }
 
 func newSweepCmd() *cobra.Command {
@@ -92,6 +93,7 @@ measured are in sweep.json).`,
 	fl.BoolVar(&sf.findMax, "find-max", false, "search for the highest rate at which every threshold holds (the capacity)")
 	fl.Float64Var(&sf.startRate, "start-rate", 1, "with --find-max, the first rate (requests/s)")
 	fl.StringVar(&sf.resolution, "resolution", "10%", "with --find-max, stop when the highest passing and lowest failing rates are this close (relative to the passing one)")
+	fl.StringVar(&sf.traceSpeeds, "trace-speeds", "", "with --trace, comma-separated replay speeds: one step each (2 replays twice as fast)")
 	fl.IntVar(&sf.maxSteps, "max-steps", 10, "with --find-max, the most steps to run")
 	fl.Float64Var(&sf.kneeFactor, "knee-factor", sweep.DefaultKneeRule().Factor, "the knee: TTFT p95 above this many times the lowest load's ...")
 	fl.DurationVar(&sf.kneeFloor, "knee-floor", time.Duration(sweep.DefaultKneeRule().FloorMS*float64(time.Millisecond)), "... and above the lowest load's plus this")
@@ -133,16 +135,20 @@ type sweepPlan struct {
 func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 	fs := cmd.Flags()
 	given := 0
-	for _, n := range []string{"rates", "concurrencies", "find-max"} {
+	for _, n := range []string{"rates", "concurrencies", "find-max", "trace-speeds"} {
 		if fs.Changed(n) {
 			given++
 		}
 	}
 	switch {
 	case given == 0:
-		return nil, errors.New("give one of --rates, --concurrencies or --find-max")
+		return nil, errors.New("give one of --rates, --concurrencies, --find-max or (with --trace) --trace-speeds")
 	case given > 1:
-		return nil, errors.New("--rates, --concurrencies and --find-max exclude each other: give only one")
+		return nil, errors.New("--rates, --concurrencies, --find-max and --trace-speeds exclude each other: give only one")
+	case fs.Changed("trace") != fs.Changed("trace-speeds"):
+		return nil, errors.New("a trace replay is swept by its speed: give --trace with --trace-speeds")
+	case fs.Changed("trace-speed"):
+		return nil, errors.New("sweep takes its speeds from --trace-speeds, not --trace-speed")
 	}
 	if fs.Changed("rate") {
 		return nil, errors.New("sweep takes its rates from --rates or --find-max, not --rate")
@@ -173,6 +179,9 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 	switch {
 	case sf.rates != "":
 		p.loads, err = parseLoads("rates", sf.rates, false)
+	case sf.traceSpeeds != "":
+		p.kind = sweep.KindTraceSpeed
+		p.loads, err = parseLoads("trace-speeds", sf.traceSpeeds, false)
 	case sf.concurrencies != "":
 		p.kind = sweep.KindConcurrency
 		p.loads, err = parseLoads("concurrencies", sf.concurrencies, true)
@@ -215,9 +224,12 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		return usageErr(err)
 	}
 	// Bench's flags are checked as the first step would run.
-	if sp.kind == sweep.KindRate {
+	switch sp.kind {
+	case sweep.KindRate:
 		bf.rate = sp.first()
-	} else {
+	case sweep.KindTraceSpeed:
+		bf.trace.speed = sp.first()
+	default:
 		bf.concurrency = int(sp.first())
 	}
 	plan, err := planBench(cmd.Flags(), bf)
@@ -282,9 +294,12 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		}
 		spec := runSpec{concurrency: bf.concurrency, cold: cold && i == 0, coldStart: i == 0, quiet: bf.quiet}
 		name := fmt.Sprintf("%02d-%s-%g", i+1, sp.kind, load)
-		if sp.kind == sweep.KindRate {
+		switch sp.kind {
+		case sweep.KindRate:
 			spec.rate = load
-		} else {
+		case sweep.KindTraceSpeed:
+			spec.speed = load
+		default:
 			spec.concurrency = int(load)
 		}
 		spec.out = filepath.Join(dir, name)

@@ -133,9 +133,60 @@ func (rp *Replay) Head() ([]suite.Prompt, error) {
 	return out, nil
 }
 
+// prefetch is how many requests Arrivals writes ahead of the one due:
+// a prompt of 16k tokens takes tens of milliseconds to write and check,
+// which would otherwise delay a burst of arrivals (and show as schedule
+// lag); memory stays bounded by that many prompts.
+const prefetch = 64
+
 // Arrivals reads the trace again and yields each entry of the slice:
-// when it is due from the replay's origin and the request it makes.
+// when it is due from the replay's origin and the request it makes. The
+// prompts are written by a goroutine of their own, at most [prefetch]
+// ahead of the request due, so that writing them delays no arrival.
 func (rp *Replay) Arrivals(yield func(at time.Duration, p suite.Prompt) bool) error {
+	type arrival struct {
+		at  time.Duration
+		p   suite.Prompt
+		err error
+	}
+	ch := make(chan arrival, prefetch)
+	stop := make(chan struct{})
+	go func() {
+		defer close(ch)
+		err := rp.read(func(at time.Duration, p suite.Prompt) bool {
+			select {
+			case ch <- arrival{at: at, p: p}:
+				return true
+			case <-stop:
+				return false
+			}
+		})
+		if err != nil {
+			select {
+			case ch <- arrival{err: err}:
+			case <-stop:
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		for range ch { // until the reader has closed the file
+		}
+	}()
+	for a := range ch {
+		if a.err != nil {
+			return a.err
+		}
+		if !yield(a.at, a.p) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// read reads the trace and yields each entry of the slice with its
+// prompt, until yield returns false.
+func (rp *Replay) read(yield func(at time.Duration, p suite.Prompt) bool) error {
 	r, err := Open(rp.path, rp.format, rp.opts)
 	if err != nil {
 		return err

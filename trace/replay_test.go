@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,5 +60,36 @@ func TestReplayWindowAndSpeed(t *testing.T) {
 	}
 	if h, err := rp.Head(); err != nil || len(h) != 3 || h[0].ID != "line 4" {
 		t.Errorf("head %v, %v", h, err)
+	}
+}
+
+func TestArrivalsStopEarlyAndReportErrors(t *testing.T) {
+	var b strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&b, `{"timestamp": %d, "input_length": 8, "output_length": 4}`+"\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tok, _ := tokencount.Bundled()
+	p, _ := NewPrompter(tok, 1)
+	rp, err := Scan(path, Auto, Options{}, Slice{Speed: 1}, p)
+	if err != nil || rp.Len() != 500 {
+		t.Fatalf("%v, %d entries", err, rp.Len())
+	}
+	n := 0
+	if err := rp.Arrivals(func(time.Duration, suite.Prompt) bool { n++; return n < 3 }); err != nil || n != 3 {
+		t.Errorf("stopped at the third: %d yielded, %v", n, err)
+	}
+	// The file is cut after the scan: the replay reports the read error.
+	if err := os.WriteFile(path, []byte(b.String()[:200]+"{broken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n = 0
+	err = rp.Arrivals(func(time.Duration, suite.Prompt) bool { n++; return true })
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 4 {
+		t.Errorf("after %d arrivals: error %v, want line 4's", n, err)
 	}
 }

@@ -142,6 +142,12 @@ func methodology(r *runfile.Run) []docSection {
 	switch r.Config.Arrival {
 	case "", runfile.ArrivalClosed:
 		arrival = fmt.Sprintf("closed loop with %d concurrent %s", max(r.Config.Concurrency, 1), pluralWord(max(r.Config.Concurrency, 1), "stream"))
+	case runfile.ArrivalTrace:
+		arrival = fmt.Sprintf("a trace replayed at its recorded times (at most %d concurrent)", r.Config.Concurrency)
+		if t := r.Config.Trace; t != nil {
+			arrival = fmt.Sprintf("the trace `%s` (%s, %d requests) replayed at its recorded times ×1/%s, prompts of its recorded lengths in %s (at most %d concurrent)",
+				t.File, t.Format, t.Entries, strconv.FormatFloat(t.Speed, 'g', -1, 64), t.Vocabulary, r.Config.Concurrency)
+		}
 	default:
 		arrival = fmt.Sprintf("%s arrivals at %s requests/s (at most %d concurrent)", r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64), r.Config.Concurrency)
 	}

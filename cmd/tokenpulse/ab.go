@@ -58,6 +58,8 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 		return usageErr(errors.New("--model-b interleaves one request at a time: it takes no -c above 1, --rate or --scenario"))
 	case f.browser.on:
 		return usageErr(errors.New("--model-b measures the stream, not a page: it takes no --browser"))
+	case f.trace.on():
+		return usageErr(errors.New("--model-b interleaves one request at a time: it cannot keep a trace's times (--trace)"))
 	case fs.Changed("profile"):
 		return usageErr(errors.New("--model-b takes no --profile: both servers share one process; profile each with its own bench run"))
 	}

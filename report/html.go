@@ -86,6 +86,9 @@ type htmlView struct {
 	// Browser is the section of a browser run (model against
 	// measurement, three-layer timelines); nil otherwise.
 	Browser *browserView
+	// TraceMatch states how closely a trace replay kept its trace; ""
+	// for any other run.
+	TraceMatch string
 }
 
 type tableRowView struct {
@@ -269,6 +272,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	lc := LoadChart(r, o)
 	v.Load = chartView{lc.Name, lc.Title, template.HTML(lc.SVG)}
+	v.TraceMatch = traceLine(r)
 	if tc, ok := TurnChart(r, o); ok {
 		v.TurnColumns, v.TurnRows = turnColumns, turnRows(r)
 		v.Turns = chartView{tc.Name, tc.Title, template.HTML(tc.SVG)}

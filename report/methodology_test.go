@@ -116,3 +116,16 @@ func TestTextSummaryStatesTheTraceMatch(t *testing.T) {
 		t.Errorf("the text summary lacks %q:\n%s", want, buf.String())
 	}
 }
+
+func TestHTMLStatesTheTraceMatch(t *testing.T) {
+	run := reporttest.StallRun()
+	run.Config.Arrival = runfile.ArrivalTrace
+	run.Summary.Trace = &runfile.TraceMatch{KS: 0.125, Arrivals: 12, Answered: 11, AtLength: 10}
+	var buf bytes.Buffer
+	if err := HTML(&buf, run, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "arrival match KS 0.125 over 11 inter-arrivals"; !strings.Contains(buf.String(), want) {
+		t.Errorf("the HTML report lacks %q", want)
+	}
+}

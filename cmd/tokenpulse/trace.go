@@ -57,7 +57,7 @@ func (t *traceFlags) check(fs *pflag.FlagSet, f *benchFlags) error {
 		}
 		return nil
 	}
-	for _, n := range []string{"rate", "arrival", "burstiness", "duration", "ramp", "scenario", "max-tokens"} {
+	for _, n := range []string{"rate", "arrival", "burstiness", "duration", "ramp", "scenario", "max-tokens", "requests"} {
 		if fs.Changed(n) {
 			return fmt.Errorf("--trace replays the trace's own arrivals and lengths: it takes no --%s", n)
 		}

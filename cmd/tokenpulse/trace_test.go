@@ -135,6 +135,7 @@ func TestBenchTraceRefusals(t *testing.T) {
 		{[]string{"--trace", good, "--trace-window", "5s,1s"}, "is empty: want FROM < TO"},
 		{[]string{"--trace", good, "--trace-window", "10s,"}, "no request in the window"},
 		{[]string{"--trace", good, "--rate", "3"}, "it takes no --rate"},
+		{[]string{"--trace", good, "-n", "3"}, "it takes no --requests"},
 		{[]string{"--trace-speed", "2"}, "--trace-speed needs --trace"},
 		{[]string{"--trace", good, "--trace-format", "sharegpt"}, "unknown trace format"},
 	} {

@@ -381,6 +381,13 @@ type Request struct {
 	// bench --tokenizer (the server sent no usage.prompt_tokens); absent
 	// when the server counted them.
 	PromptTokenSource TokenSource `json:"prompt_token_source,omitempty"`
+	// ReasoningRuns are the runs of thinking events, each the half-open
+	// range [from, to) of indexes into TokenTimesNS of consecutive content
+	// events that carried a reasoning delta and no answer text, in order.
+	// The other content events are the answer's. Absent when no event was
+	// thinking only; a run file written before it was recorded has none,
+	// and where its reasoning_events is above 0 the split is unknown.
+	ReasoningRuns [][2]int `json:"reasoning_runs,omitempty"`
 }
 
 // ServerTimings is the server's split of a request, in ns.

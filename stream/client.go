@@ -700,14 +700,28 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 		tr.TokenTimes = append(tr.TokenTimes, at)
 		tr.TokenCounts = append(tr.TokenCounts, tokens)
 		tr.ServerTimes = append(tr.ServerTimes, serverNS)
+		before := textEnd(tr)
 		tr.TextEnds = append(tr.TextEnds, len(p.text))
 		if p.reasoning {
 			tr.ReasoningEvents++
+			if len(p.text) == before {
+				tr.ReasoningRuns = extendRun(tr.ReasoningRuns, len(tr.TokenTimes)-1)
+			}
 		}
 		if onToken != nil {
 			onToken(len(tr.TokenTimes)-1, at)
 		}
 	}
+}
+
+// extendRun adds event i to runs: to the last run when it ends at i,
+// else as a run of its own.
+func extendRun(runs [][2]int, i int) [][2]int {
+	if n := len(runs); n > 0 && runs[n-1][1] == i {
+		runs[n-1][1] = i + 1
+		return runs
+	}
+	return append(runs, [2]int{i, i + 1})
 }
 
 // textEnd is the length of the text of tr's content events.

@@ -289,6 +289,11 @@ type Config struct {
 	// Browser is set for a browser run (bench --browser): the page,
 	// render strategies, CPU throttling and the relay's added time.
 	Browser *Browser `json:"browser,omitempty"`
+	// ShowThinking maps a category to true when its app shows the
+	// thinking of a reasoning model (the suite's show_thinking), so that
+	// the visible metrics count thinking events; a category it does not
+	// name shows only the answer.
+	ShowThinking map[string]bool `json:"show_thinking,omitempty"`
 }
 
 // ColdStart is the target's cold-start breakdown, in milliseconds.
@@ -532,6 +537,22 @@ type Group struct {
 	// span); ConcurrencyMax the most in flight at once.
 	ConcurrencyMean float64 `json:"concurrency_mean,omitempty"`
 	ConcurrencyMax  int     `json:"concurrency_max,omitempty"`
+
+	// The two phases of a reasoning model's answers (package measure
+	// defines each): the first thinking and the first answer event's
+	// arrival, each phase's span and TPOT one value per request that had
+	// the phase, and its per-token intervals pooled. All have count 0
+	// when no request of the group thought (the answer is then the whole
+	// stream: ttft, tpot) and in a run file written before they were
+	// recorded.
+	ReasoningTTFTMs          stats.Distribution `json:"reasoning_ttft_ms,omitzero"`
+	AnswerTTFTMs             stats.Distribution `json:"answer_ttft_ms,omitzero"`
+	ReasoningSpanMs          stats.Distribution `json:"reasoning_span_ms,omitzero"`
+	AnswerSpanMs             stats.Distribution `json:"answer_span_ms,omitzero"`
+	ReasoningTPOTMs          stats.Distribution `json:"reasoning_tpot_ms,omitzero"`
+	AnswerTPOTMs             stats.Distribution `json:"answer_tpot_ms,omitzero"`
+	ReasoningTokenIntervalMs stats.Distribution `json:"reasoning_token_interval_ms,omitzero"`
+	AnswerTokenIntervalMs    stats.Distribution `json:"answer_token_interval_ms,omitzero"`
 }
 
 // TurnGroup is the aggregate of the warm requests that were turn Turn

@@ -113,7 +113,7 @@ var metrics = map[string]metricDef{
 	"paint_gap":       {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.PaintGap)},
 	"render_overhead": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.RenderOverhead)},
 	"long_frame":      {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.LongFrame)},
-	"tpot": {stats: setOf(distStats...), kind: timeUnit, bind: tpot(measure.TPOT, measure.TokenInterval)},
+	"tpot":            {stats: setOf(distStats...), kind: timeUnit, bind: tpot(measure.TPOT, measure.TokenInterval)},
 	// A reasoning model's two phases (DESIGN.md, "Reasoning models").
 	"reasoning_ttft": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.ReasoningTTFT)},
 	"answer_ttft":    {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.AnswerTTFT)},

@@ -395,6 +395,17 @@ type Request struct {
 	ReasoningRuns [][2]int `json:"reasoning_runs,omitempty"`
 }
 
+// ExtendRuns adds content event i, a thinking event, to runs (see
+// [Request.ReasoningRuns]): to the last run when that ends at i, else as
+// a run of its own. Events must come in order.
+func ExtendRuns(runs [][2]int, i int) [][2]int {
+	if n := len(runs); n > 0 && runs[n-1][1] == i {
+		runs[n-1][1] = i + 1
+		return runs
+	}
+	return append(runs, [2]int{i, i + 1})
+}
+
 // ServerTimings is the server's split of a request, in ns.
 //
 // Source says whose account it is, and so what the figures cover:

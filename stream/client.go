@@ -21,6 +21,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/internal/origin"
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
 
@@ -705,23 +706,13 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 		if p.reasoning {
 			tr.ReasoningEvents++
 			if len(p.text) == before {
-				tr.ReasoningRuns = extendRun(tr.ReasoningRuns, len(tr.TokenTimes)-1)
+				tr.ReasoningRuns = runfile.ExtendRuns(tr.ReasoningRuns, len(tr.TokenTimes)-1)
 			}
 		}
 		if onToken != nil {
 			onToken(len(tr.TokenTimes)-1, at)
 		}
 	}
-}
-
-// extendRun adds event i to runs: to the last run when it ends at i,
-// else as a run of its own.
-func extendRun(runs [][2]int, i int) [][2]int {
-	if n := len(runs); n > 0 && runs[n-1][1] == i {
-		runs[n-1][1] = i + 1
-		return runs
-	}
-	return append(runs, [2]int{i, i + 1})
 }
 
 // textEnd is the length of the text of tr's content events.

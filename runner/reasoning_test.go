@@ -73,7 +73,14 @@ categories:
 		t.Fatal(err)
 	}
 	if want := map[string]bool{"chat": true}; !reflect.DeepEqual(run.Config.ShowThinking, want) {
-		t.Errorf("config.show_thinking %v, want %v", run.Config.ShowThinking, want)
+		t.Errorf("rebuilt config.show_thinking %v, want %v", run.Config.ShowThinking, want)
+	}
+	// Finishing a run records the suite's choice.
+	fresh := *run
+	fresh.Config.ShowThinking = nil
+	runner.Finish(&fresh, s, nil)
+	if want := map[string]bool{"chat": true}; !reflect.DeepEqual(fresh.Config.ShowThinking, want) {
+		t.Errorf("finished config.show_thinking %v, want %v", fresh.Config.ShowThinking, want)
 	}
 	for _, q := range run.Requests {
 		if !q.OK() {

@@ -196,11 +196,11 @@ func Of(q *runfile.Request, d stats.Display) View {
 	return v
 }
 
-// tokens returns q's output token count and how it was known. Counts
-// are per event when the record holds one per event, when its source says
-// so, or when the server sent its emit times (tokenpulse's extension sends
-// every event's token count beside its emit time; a record leaves the
-// counts out when every one is 1).
+// tokens returns q's output token count and how it was known: per event
+// when the record holds a count for every event (as recorded: bench keeps
+// the server's or the tokenizer's counts, ones included, and runfile
+// reads a file of before, which left ones out, with them), the total
+// when the server's usage gave it, else the events.
 func tokens(q *runfile.Request) (int, Counting) {
 	events := len(q.TokenTimesNS)
 	n := q.OutputTokens
@@ -212,8 +212,6 @@ func tokens(q *runfile.Request) (int, Counting) {
 			}
 		}
 		return n, CountPerEvent
-	case q.TokenSource == runfile.TokensServer || q.TokenSource == runfile.TokensTokenizer || len(q.ServerTimesNS) > 0:
-		return max(n, events), CountPerEvent
 	case q.TokenSource == runfile.TokensUsage:
 		return n, CountTotal
 	}

@@ -267,8 +267,10 @@ func findStalls(q *runfile.Request, limitMS float64, o Options) (stallRule, []st
 	if o.StallMS > 0 {
 		limitMS = o.StallMS
 	}
-	gms := measure.Of(q, stats.DefaultDisplay).GapsMs // the display plays no part in gaps
-	rule := stallRule{LimitMS: limitMS, Factor: o.stallFactor(), MedianMS: stats.Describe(gms).P50}
+	v := measure.Of(q, stats.DefaultDisplay) // the display plays no part in gaps
+	gms := v.GapsMs
+	median, _ := v.GapStat("p50")
+	rule := stallRule{LimitMS: limitMS, Factor: o.stallFactor(), MedianMS: median}
 	th := rule.threshold()
 	var out []stall
 	for i, g := range gms {

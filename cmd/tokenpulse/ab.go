@@ -87,7 +87,7 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	cold := f.cold || !fs.Changed("cold")
+	cold := runner.ColdByDefault(true, f.coldAsked(fs)) // the A/B starts both servers
 	work := f.workload(s, cold, fs)
 	if err := work.Validate(); err != nil {
 		return usageErr(err)

@@ -156,10 +156,7 @@ func (p *benchPlan) openTarget(ctx context.Context, stderr io.Writer) (*benchTar
 // defaultCold says whether the plan's first run measures a cold request:
 // --cold when given, else true for the embedded server.
 func (p *benchPlan) defaultCold(t *benchTarget) bool {
-	if t.embedded() && !p.fs.Changed("cold") {
-		return true
-	}
-	return p.f.cold
+	return runner.ColdByDefault(t.embedded(), p.f.coldAsked(p.fs))
 }
 
 // runSpec is what may differ between the runs of one plan: the load and
@@ -200,40 +197,57 @@ func (p *benchPlan) flagsFor(spec runSpec) *benchFlags {
 // the workload early (the run is then marked interrupted and still
 // written). The error is one of use or of writing.
 func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTarget, spec runSpec) (*runfile.Run, string, error, error) {
+	rs, err := p.runnerSpec(t, spec)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	p.perRun(ctx, stderr, t, spec.quiet, &rs)
+	res, err := runner.Measure(ctx, rs)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return res.Run, res.Dir, res.Stopped, nil
+}
+
+// runnerSpec maps the plan's flags, with spec's load, onto the run
+// runner.Measure carries out against t (but for what perRun adds).
+func (p *benchPlan) runnerSpec(t *benchTarget, spec runSpec) (runner.Spec, error) {
 	f := p.flagsFor(spec)
 	work := f.workload(p.suite, spec.cold, p.fs)
 	if _, err := work.Schedule(); err != nil {
-		return nil, "", nil, usageErr(err)
+		return runner.Spec{}, usageErr(err)
 	}
-	prog := newProgressLine(stderr, spec.quiet)
 	rs := runner.Spec{
 		Suite: p.suite, Workload: work, Client: t.client,
 		Target: t.target, Device: f.judge.device(), Tool: toolInfo(),
 		CommandLine: append([]string{"tokenpulse"}, os.Args[1:]...),
 		MaxTokens:   f.maxTokens, Timeout: f.timeout, Request: p.reqOpts, Tokens: p.tokens,
-		Rules: p.rules, Dir: spec.out, Progress: prog.update, Fatal: stopRules(f.apiKeyEnv, t.target.URL),
-		Around: func(dir string) func() *runfile.Profile {
-			prof := f.profile.start(ctx, stderr, p.fs, dir, f.url, t.client)
-			return func() *runfile.Profile {
-				pr := stopProfile(prof, stderr, dir)
-				prog.finish()
-				return pr
-			}
-		},
-		Log:     stderr,
-		StartAt: f.shard.at,
+		Rules: p.rules, Dir: spec.out, StartAt: f.shard.at,
 	}
 	if spec.coldStart {
 		rs.ColdStart = t.coldStart
+	}
+	return rs, nil
+}
+
+// perRun gives rs what must be new for each run, and what writes to
+// stderr: its progress line, the profile around it, the stop rules (which
+// count the run's failures) and a page measurement's session.
+func (p *benchPlan) perRun(ctx context.Context, stderr io.Writer, t *benchTarget, quiet bool, rs *runner.Spec) {
+	f := p.f
+	prog := newProgressLine(stderr, quiet)
+	rs.Progress, rs.Fatal, rs.Log = prog.update, stopRules(f.apiKeyEnv, t.target.URL), stderr
+	rs.Around = func(dir string) func() *runfile.Profile {
+		prof := f.profile.start(ctx, stderr, p.fs, dir, f.url, t.client)
+		return func() *runfile.Profile {
+			pr := stopProfile(prof, stderr, dir)
+			prog.finish()
+			return pr
+		}
 	}
 	if f.browser.on {
 		rs.Execute = func(ctx context.Context, run *runfile.Run, cfg bench.Config, w bench.Workload) (bench.Result, error) {
 			return f.browser.workload(run, stderr, bench.RunWorkload)(ctx, cfg, w)
 		}
 	}
-	res, err := runner.Measure(ctx, rs)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	return res.Run, res.Dir, res.Stopped, nil
 }

@@ -6,7 +6,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/api"
@@ -84,6 +87,18 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 		}
 	}
 	return p, nil
+}
+
+// beginBench resolves f's plan (planBench) and the context its runs
+// stop on: the first Ctrl-C or SIGTERM. Close the plan and stop the
+// signals when done.
+func beginBench(cmd *cobra.Command, f *benchFlags) (*benchPlan, context.Context, context.CancelFunc, error) {
+	plan, err := planBench(cmd.Flags(), f)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	return plan, ctx, stop, nil
 }
 
 // close releases what the plan opened (the tokenizer).

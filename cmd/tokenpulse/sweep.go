@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -220,13 +218,11 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 	} else {
 		bf.concurrency = int(sp.first())
 	}
-	plan, err := planBench(cmd.Flags(), bf)
+	plan, ctx, stop, err := beginBench(cmd, bf)
 	if err != nil {
 		return err
 	}
 	defer plan.close()
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	history, err := bf.outputs.historyPath(false)

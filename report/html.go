@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -160,13 +161,13 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 
 	// Verdict first.
-	crossed := failed(r)
+	crossed := gate.Failed(r.Verdicts)
 	v.Pass = len(crossed) == 0
 	switch {
 	case len(r.Verdicts) == 0:
 		v.NoVerdicts = true
 		v.Banner = "No thresholds were set for this run"
-	case len(notJudged(r)) == len(r.Verdicts):
+	case len(gate.NotJudged(r.Verdicts)) == len(r.Verdicts):
 		v.NoVerdicts = true
 		v.Banner = "NOT JUDGED: " + verdictHeadline(r)
 	case v.Pass:

@@ -229,8 +229,8 @@ func methodology(r *runfile.Run) []docSection {
 		}
 	}
 	if len(th) > 0 || len(r.Verdicts) > 0 {
-		paras := []string{fmt.Sprintf("%d of %d verdicts crossed their threshold.", len(failed(r)), len(r.Verdicts))}
-		if nj := notJudged(r); len(nj) > 0 {
+		paras := []string{fmt.Sprintf("%d of %d verdicts crossed their threshold.", len(gate.Failed(r.Verdicts)), len(r.Verdicts))}
+		if nj := gate.NotJudged(r.Verdicts); len(nj) > 0 {
 			var parts []string
 			for _, v := range nj {
 				parts = append(parts, "`"+v.Rule+"` on "+v.Scope+": "+notJudgedLine(v))
@@ -258,7 +258,7 @@ func methodology(r *runfile.Run) []docSection {
 				fmt.Sprintf("The run was compared with %s (`--against %s`), a run of the same target, model and device made with the same suite, API, maximum output tokens, concurrency, arrival and scenario, unless a note below says otherwise. Per scope and metric, %s.", base, c.Against, comparisonMethod(c)),
 				"Result: " + comparisonResult(c) + ".",
 			}
-			for _, x := range regressions(c) {
+			for _, x := range c.Regressed() {
 				sec.Items = append(sec.Items, "Regression: "+changeLine(x))
 			}
 		}

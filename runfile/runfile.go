@@ -198,6 +198,17 @@ type Band struct {
 // Regressed reports whether the change is a regression.
 func (c Change) Regressed() bool { return c.Status == ChangeRegressed }
 
+// Regressed returns the comparison's changes that regressed, in order.
+func (c *Comparison) Regressed() []Change {
+	var out []Change
+	for _, x := range c.Changes {
+		if x.Regressed() {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // Tool names the program that wrote the run.
 type Tool struct {
 	Name      string `json:"name"`

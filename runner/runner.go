@@ -395,3 +395,24 @@ func MakeDir(out string, started time.Time) (string, error) {
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}
 }
+
+// ColdByDefault says whether a run measures its first request as the
+// target's cold start: as asked (bench --cold) when asked is non-nil,
+// else exactly when the run started the target itself (the embedded
+// server, whose first request is then its first ever).
+func ColdByDefault(started bool, asked *bool) bool {
+	if asked != nil {
+		return *asked
+	}
+	return started
+}
+
+// Later returns s as the run after the first of a series against one
+// target (a sweep's steps, repeats): the target's first request and its
+// cold start belong to the first run, so a later one measures no cold
+// request and records no cold start.
+func (s Spec) Later() Spec {
+	s.Workload.Cold = false
+	s.ColdStart = nil
+	return s
+}

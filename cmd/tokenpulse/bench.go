@@ -9,12 +9,10 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -162,13 +160,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return runAB(cmd, f)
 	}
-	plan, err := planBench(cmd.Flags(), f)
+	plan, ctx, stop, err := beginBench(cmd, f)
 	if err != nil {
 		return err
 	}
 	defer plan.close()
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	t, err := plan.openTarget(ctx, stderr)

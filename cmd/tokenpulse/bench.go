@@ -9,12 +9,10 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -80,6 +78,7 @@ type benchFlags struct {
 	browser  browserFlags
 	shard    shardFlags
 	scrape   scrapeFlags
+	trace    traceFlags
 }
 
 func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
@@ -152,6 +151,7 @@ measured is still written).`,
 	f.browser.register(fl)
 	f.shard.register(fl)
 	f.scrape.register(fl)
+	f.trace.register(fl)
 	return cmd
 }
 
@@ -162,13 +162,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return runAB(cmd, f)
 	}
-	plan, err := planBench(cmd.Flags(), f)
+	plan, ctx, stop, err := beginBench(cmd, f)
 	if err != nil {
 		return err
 	}
 	defer plan.close()
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	t, err := plan.openTarget(ctx, stderr)
@@ -351,6 +349,12 @@ func (f *benchFlags) workload(s *suite.Suite, cold bool, fs *pflag.FlagSet) benc
 		if f.duration == 0 || fs.Changed("requests") {
 			w.Arrival.Max = f.requests
 		}
+		if !fs.Changed("concurrency") {
+			w.Concurrency = defaultCeiling
+		}
+	}
+	if f.trace.replay != nil {
+		w.Replay = f.trace.replay.WithSpeed(f.trace.speed)
 		if !fs.Changed("concurrency") {
 			w.Concurrency = defaultCeiling
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -50,6 +51,9 @@ type htmlView struct {
 	// ServerAccount sets the server's own split of TTFT and its TPOT
 	// beside the client's, when the server sent them; "" otherwise.
 	ServerAccount string
+	// ServerGauges says what the server's own gauges peaked at (bench
+	// --scrape); "" without.
+	ServerGauges string
 	// Comparison is the comparison with an earlier run, nil when none
 	// was asked.
 	Comparison   *comparisonView
@@ -77,6 +81,12 @@ type htmlView struct {
 	TurnColumns []string
 	TurnRows    [][]string
 	Turns       chartView
+	// ReasoningRows is the reasoning table (ReasoningColumns), for a run
+	// whose requests thought; ThinkingNote says what the visible
+	// figures count.
+	ReasoningColumns []string
+	ReasoningRows    [][]string
+	ThinkingNote     string
 	// Scenario is the rapid-fire table, when the run is one.
 	ScenarioSummary string
 	ScenarioColumns []string
@@ -86,6 +96,9 @@ type htmlView struct {
 	// Browser is the section of a browser run (model against
 	// measurement, three-layer timelines); nil otherwise.
 	Browser *browserView
+	// TraceMatch states how closely a trace replay kept its trace; ""
+	// for any other run.
+	TraceMatch string
 }
 
 type tableRowView struct {
@@ -151,13 +164,13 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 
 	// Verdict first.
-	crossed := failed(r)
+	crossed := gate.Failed(r.Verdicts)
 	v.Pass = len(crossed) == 0
 	switch {
 	case len(r.Verdicts) == 0:
 		v.NoVerdicts = true
 		v.Banner = "No thresholds were set for this run"
-	case len(notJudged(r)) == len(r.Verdicts):
+	case len(gate.NotJudged(r.Verdicts)) == len(r.Verdicts):
 		v.NoVerdicts = true
 		v.Banner = "NOT JUDGED: " + verdictHeadline(r)
 	case v.Pass:
@@ -206,6 +219,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	v.PerEventNote = perEventOnlyNote(r)
 	v.ServerAccount = serverAccount(r)
+	v.ServerGauges = gaugesLine(r)
 	if c := r.Comparison; c != nil {
 		cv := &comparisonView{Title: comparisonTitle(c), Result: comparisonResult(c), Regressed: c.Regressions > 0, Notes: c.Notes}
 		if c.Skipped == "" {
@@ -269,6 +283,10 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	lc := LoadChart(r, o)
 	v.Load = chartView{lc.Name, lc.Title, template.HTML(lc.SVG)}
+	v.TraceMatch = traceLine(r)
+	if rows := reasoningRows(r); len(rows) > 0 {
+		v.ReasoningColumns, v.ReasoningRows, v.ThinkingNote = reasoningColumns, rows, thinkingNote(r)
+	}
 	if tc, ok := TurnChart(r, o); ok {
 		v.TurnColumns, v.TurnRows = turnColumns, turnRows(r)
 		v.Turns = chartView{tc.Name, tc.Title, template.HTML(tc.SVG)}

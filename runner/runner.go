@@ -97,6 +97,13 @@ type Spec struct {
 	// wall-clock instant (bench --start-at: the common start of a sharded
 	// run's shards); the run's shard block records how late they began.
 	StartAt time.Time
+	// Sample, when set, is called just before the first request; the
+	// function it returns is called when the workload has ended, and
+	// what that returns is the run's scrape of the target's own metrics
+	// and the warnings the run carries of it (bench --scrape).
+	Sample func() func() (*runfile.Scrape, []string)
+	// Trace is recorded as the config's trace (a trace replay).
+	Trace *runfile.TraceConfig
 }
 
 // Result is a measured run.
@@ -181,6 +188,10 @@ func New(s *Spec) (*runfile.Run, error) {
 		run.Config.DurationMS, run.Config.RampMS = a.Duration.Milliseconds(), a.Ramp.Milliseconds()
 		run.Config.Requests = len(schedule)
 	}
+	if w.Replay != nil {
+		run.Config.Arrival, run.Config.Requests = runfile.ArrivalTrace, w.Replay.Len()
+		run.Config.Trace = s.Trace
+	}
 	if w.Shard.Sharded() {
 		if err := shardOf(run, s, w); err != nil {
 			return nil, err
@@ -235,6 +246,7 @@ func JournalHeader(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet) runfil
 			cfg.SuiteThresholds[c.Name] = append([]string(nil), c.Thresholds...)
 		}
 	}
+	cfg.ShowThinking = s.ThinkingShown()
 	return runfile.JournalHeader{
 		SchemaVersion: run.SchemaVersion, Tool: run.Tool, StartedAt: run.StartedAt, CommandLine: run.CommandLine,
 		Target: run.Target, Device: run.Device, Config: cfg, ColdStart: run.ColdStart,
@@ -283,6 +295,10 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 			return bench.RunWorkload(ctx, cfg, w)
 		}
 	}
+	var stopSample func() (*runfile.Scrape, []string)
+	if s.Sample != nil {
+		stopSample = s.Sample()
+	}
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
 	stopWatch := watchMachine(sleepFor)
@@ -299,6 +315,10 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 	}, w)
 	run.Machine = stopWatch()
 	restoreGC()
+	var scrapeNotes []string
+	if stopSample != nil {
+		run.Scrape, scrapeNotes = stopSample()
+	}
 	if stop != nil {
 		run.Profile = stop()
 	}
@@ -316,7 +336,7 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 	if s.Execute == nil {
 		notes = rapidFireNotes(s.Suite, w)
 	}
-	finish(run, s.Suite, rules, unmeasuredInRun, notes)
+	finish(run, s.Suite, rules, unmeasuredInRun, append(notes, scrapeNotes...))
 
 	if err := journal.Close(); err != nil && journal.Err() == nil {
 		s.logf("tokenpulse: warning: closing the journal: %v\n", err)
@@ -387,4 +407,25 @@ func MakeDir(out string, started time.Time) (string, error) {
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}
+}
+
+// ColdByDefault says whether a run measures its first request as the
+// target's cold start: as asked (bench --cold) when asked is non-nil,
+// else exactly when the run started the target itself (the embedded
+// server, whose first request is then its first ever).
+func ColdByDefault(started bool, asked *bool) bool {
+	if asked != nil {
+		return *asked
+	}
+	return started
+}
+
+// Later returns s as the run after the first of a series against one
+// target (a sweep's steps, repeats): the target's first request and its
+// cold start belong to the first run, so a later one measures no cold
+// request and records no cold start.
+func (s Spec) Later() Spec {
+	s.Workload.Cold = false
+	s.ColdStart = nil
+	return s
 }

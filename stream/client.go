@@ -21,6 +21,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/internal/origin"
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
 
@@ -275,8 +276,9 @@ func (c *Client) endpoint(p string) string {
 	return base + "/v1" + p
 }
 
-// root returns the server's root URL (BaseURL without "/v1").
-func (c *Client) root() string {
+// Root returns the server's root URL (BaseURL without "/v1"), where
+// its /health, /metrics and /debug/pprof are.
+func (c *Client) Root() string {
 	return strings.TrimSuffix(strings.TrimRight(c.BaseURL, "/"), "/v1")
 }
 
@@ -507,7 +509,7 @@ func (c *Client) userHeaders(h http.Header) {
 // newRequest builds a bodiless request for path under the server's root,
 // with every header the client sends.
 func (c *Client) newRequest(ctx context.Context, method, path string) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.root()+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, c.Root()+path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -697,12 +699,17 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 			tr.Err = overflow(tr, fmt.Sprintf("more than %d content events (Client.MaxContentEvents)", lim.ContentEvents))
 			return
 		}
+		tr.CountsSent = p.hasExt && (tr.CountsSent || len(tr.TokenTimes) == 0)
 		tr.TokenTimes = append(tr.TokenTimes, at)
 		tr.TokenCounts = append(tr.TokenCounts, tokens)
 		tr.ServerTimes = append(tr.ServerTimes, serverNS)
+		before := textEnd(tr)
 		tr.TextEnds = append(tr.TextEnds, len(p.text))
 		if p.reasoning {
 			tr.ReasoningEvents++
+			if len(p.text) == before {
+				tr.ReasoningRuns = runfile.ExtendRuns(tr.ReasoningRuns, len(tr.TokenTimes)-1)
+			}
 		}
 		if onToken != nil {
 			onToken(len(tr.TokenTimes)-1, at)

@@ -9,12 +9,10 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,6 +77,8 @@ type benchFlags struct {
 	ab       abFlags
 	browser  browserFlags
 	shard    shardFlags
+	scrape   scrapeFlags
+	trace    traceFlags
 }
 
 func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
@@ -105,7 +105,7 @@ Exit status: 0 when every threshold holds, 99 when a threshold is crossed,
 98 when --against finds a significant regression, 2 for errors of use, 1
 when the run could not be carried out, 130 when interrupted (what was
 measured is still written).`,
-		Args: cobra.NoArgs,
+		Args: benchPositional,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.apiSet = cmd.Flags().Changed("api")
 			return runBench(cmd, f)
@@ -150,6 +150,8 @@ measured is still written).`,
 	f.ab.register(fl)
 	f.browser.register(fl)
 	f.shard.register(fl)
+	f.scrape.register(fl)
+	f.trace.register(fl)
 	return cmd
 }
 
@@ -160,13 +162,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return runAB(cmd, f)
 	}
-	plan, err := planBench(cmd.Flags(), f)
+	plan, ctx, stop, err := beginBench(cmd, f)
 	if err != nil {
 		return err
 	}
 	defer plan.close()
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	t, err := plan.openTarget(ctx, stderr)
@@ -349,6 +349,12 @@ func (f *benchFlags) workload(s *suite.Suite, cold bool, fs *pflag.FlagSet) benc
 		if f.duration == 0 || fs.Changed("requests") {
 			w.Arrival.Max = f.requests
 		}
+		if !fs.Changed("concurrency") {
+			w.Concurrency = defaultCeiling
+		}
+	}
+	if f.trace.replay != nil {
+		w.Replay = f.trace.replay.WithSpeed(f.trace.speed)
 		if !fs.Changed("concurrency") {
 			w.Concurrency = defaultCeiling
 		}

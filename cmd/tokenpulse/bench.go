@@ -79,6 +79,7 @@ type benchFlags struct {
 	ab       abFlags
 	browser  browserFlags
 	shard    shardFlags
+	adb      adbFlags
 }
 
 func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
@@ -150,10 +151,17 @@ measured is still written).`,
 	f.ab.register(fl)
 	f.browser.register(fl)
 	f.shard.register(fl)
+	f.adb.register(fl)
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if f.adb.serial != "" {
+		return runOnDevice(cmd, f)
+	}
+	if err := f.adb.onDevice(); err != nil {
+		return usageErr(err)
+	}
 	if f.ab.modelB != "" {
 		if f.shard.shard != "" || f.shard.shards != 0 {
 			return usageErr(errors.New("the A/B (--model-b) cannot be sharded"))

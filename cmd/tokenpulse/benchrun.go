@@ -206,9 +206,10 @@ func (p *benchPlan) measureRun(ctx context.Context, stderr io.Writer, t *benchTa
 		return nil, "", nil, usageErr(err)
 	}
 	prog := newProgressLine(stderr, spec.quiet)
+	prog.lines = f.adb.progressLines
 	rs := runner.Spec{
 		Suite: p.suite, Workload: work, Client: t.client,
-		Target: t.target, Device: f.judge.device(), Tool: toolInfo(),
+		Target: t.target, Device: f.judge.deviceWith(f.adb.facts), Tool: toolInfo(),
 		CommandLine: append([]string{"tokenpulse"}, os.Args[1:]...),
 		MaxTokens:   f.maxTokens, Timeout: f.timeout, Request: p.reqOpts, Tokens: p.tokens,
 		Rules: p.rules, Dir: spec.out, Progress: prog.update, Fatal: stopRules(f.apiKeyEnv, t.target.URL),

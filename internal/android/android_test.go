@@ -35,7 +35,7 @@ func flagship() adbstub.Device {
 			"ro.product.manufacturer": "samsung", "ro.product.model": "SM-S928B",
 			"ro.build.version.release": "14", "ro.build.version.sdk": "34",
 			"ro.build.fingerprint": "samsung/e3qxeea/e3q:14/UP1A.231005.007/S928BXXU1AWM9:user/release-keys",
-			"ro.soc.manufacturer": "QTI", "ro.soc.model": "SM8650", "ro.board.platform": "pineapple",
+			"ro.soc.manufacturer":  "QTI", "ro.soc.model": "SM8650", "ro.board.platform": "pineapple",
 			"ro.product.cpu.abi": "arm64-v8a",
 		},
 		Zones:         []adbstub.Zone{{Type: "cpu-1-0-0", TempC: []float64{36, 41, 52}, PassiveTripC: 50}, {Type: "skin", TempC: []float64{31, 33, 35}}},

@@ -104,8 +104,13 @@ func Apply(dev *runfile.Device, a *runfile.Android) {
 		return
 	}
 	dev.Android = a
+	// The serial names the device (the hostname of every Android device
+	// is "localhost"); the label, the history's device key, names the
+	// model and Android version but not the build, so that runs before
+	// and after a firmware update compare.
+	dev.Hostname = a.Serial
 	if dev.Label == "" {
-		dev.Label = Label(a) + " / " + OS(a)
+		dev.Label = Label(a) + " / Android " + firstOf(a.AndroidVersion, "?")
 	}
 	dev.OS = OS(a)
 	if soc := firstOf(a.SoC, a.Platform); soc != "" {

@@ -29,7 +29,7 @@ func standInDevice(serial string, rise float64) adbstub.Device {
 			"ro.product.manufacturer": "samsung", "ro.product.model": "SM-S928B", "ro.product.name": "e3qxeea",
 			"ro.build.version.release": "14", "ro.build.version.sdk": "34",
 			"ro.build.fingerprint": "samsung/e3qxeea/e3q:14/UP1A.231005.007/S928BXXU1AWM9:user/release-keys",
-			"ro.soc.manufacturer": "QTI", "ro.soc.model": "SM8650", "ro.board.platform": "pineapple",
+			"ro.soc.manufacturer":  "QTI", "ro.soc.model": "SM8650", "ro.board.platform": "pineapple",
 			"ro.product.cpu.abi": "arm64-v8a",
 		},
 		Zones:    []adbstub.Zone{{Type: "cpu-1-0-0", TempC: temps, PassiveTripC: 50}, {Type: "skin", TempC: []float64{31}}},

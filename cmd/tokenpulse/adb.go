@@ -221,7 +221,7 @@ func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 	run, err := r.collect(ctx)
 	if err != nil {
 		if runErr != nil {
-			err = fmt.Errorf("%v (%w)", runErr, err)
+			err = fmt.Errorf("%w (%v)", err, runErr)
 		}
 		return withCode(exitFailure, err)
 	}

@@ -109,6 +109,24 @@ var hostOnlyFlags = map[string]bool{
 // fileFlags are bench's flags naming a local file, pushed to the device.
 var fileFlags = map[string]bool{"model": true, "suite": true, "tokenizer": true, "tiers": true, "experience": true}
 
+// checkPushedFiles checks that the files the flags name, which are
+// pushed to the device, are there to push.
+func checkPushedFiles(fs *pflag.FlagSet) error {
+	var err error
+	fs.Visit(func(fl *pflag.Flag) {
+		v := fl.Value.String()
+		if err != nil || !fileFlags[fl.Name] || v == "" || (fl.Name == "suite" && !suite.IsFile(v)) {
+			return
+		}
+		if fi, serr := os.Stat(v); serr != nil {
+			err = fmt.Errorf("--%s: %w", fl.Name, serr)
+		} else if fi.IsDir() {
+			err = fmt.Errorf("--%s: %s is a directory", fl.Name, v)
+		}
+	})
+	return err
+}
+
 // namesOf returns the flags register adds (give it a fresh value's
 // register: registering sets the flags' defaults into their fields).
 func namesOf(register func(*pflag.FlagSet)) map[string]bool {
@@ -162,6 +180,9 @@ func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 		return err
 	}
 	plan.close()
+	if err := checkPushedFiles(fs); err != nil {
+		return usageErr(err)
+	}
 	tiers, err := loadTiers(f.judge.tiersFile)
 	if err != nil {
 		return usageErr(err)
@@ -216,6 +237,9 @@ func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 	}
 	code, runErr := r.execute(ctx, line)
 	signalled := ctx.Err() != nil
+	if code == exitUsage {
+		return usageErr(fmt.Errorf("the tokenpulse on %s refused its flags (its message is above, after \"device:\"); is --adb-binary the same version as this tokenpulse (%s)?", f.adb.serial, toolInfo().Version))
+	}
 	stop()
 	ctx = context.WithoutCancel(ctx)
 	run, err := r.collect(ctx)
@@ -369,6 +393,7 @@ func (r *deviceRun) prepare(ctx context.Context, fs *pflag.FlagSet, bin, name, r
 func (r *deviceRun) execute(ctx context.Context, line string) (int, error) {
 	cmd := r.adb.Command(context.WithoutCancel(ctx), "shell", line)
 	cmd.Stdout = io.Discard // the summary is printed here, from the pulled run file
+	detach(cmd)
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
 		return 0, err

@@ -281,6 +281,7 @@ func TestBenchOnDeviceUsage(t *testing.T) {
 		{[]string{"--adb", "R5CX1", "--shard", "1/2"}, exitUsage, "--shard (shard) is not supported with --adb"},
 		{[]string{"--adb", "R5CX1", "--cooldown", "hot"}, exitUsage, "want a battery temperature"},
 		{[]string{"--adb", "NOPE"}, exitFailure, "no device NOPE is attached"},
+		{[]string{"--adb", "R5CX1", "--model", "/nonexistent/model.gguf"}, exitUsage, "--model: stat /nonexistent/model.gguf"},
 		{[]string{"--adb", "R5CX1", "--adb-binary", os.Args[0]}, exitUsage, "not arm64"},
 		{[]string{"--adb", "R5CX1", "--url", "http://llm.example:8080"}, exitUsage, "give --adb-dns"},
 	} {

@@ -4,6 +4,9 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,11 +169,18 @@ func TestBenchOnDevice(t *testing.T) {
 		// 36 °C, then 8 °C more at each reading: past the 50 °C trip
 		// point by the second one after the start.
 		installStandIn(t, standInDevice("HOT1", 8))
+		// A threshold no emulated phone meets, so that the run alerts.
+		var alert []byte
+		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			alert, _ = io.ReadAll(r.Body)
+		}))
+		defer hook.Close()
 		out := t.TempDir()
 		text, code := cliRun(t, "bench", "--adb", "HOT1", "--adb-binary", bin, "--suite", writeBenchSuite(t, "30s"),
-			"--tiers", labTiers(t), "-n", "2", "--warmup", "0", "--max-tokens", "6", "--out", out, "--no-history")
-		if code != exitOK {
-			t.Fatalf("exit %d, want 0 (a warning is no failure):\n%s", code, text)
+			"--tiers", labTiers(t), "-n", "2", "--warmup", "0", "--max-tokens", "6", "--out", out, "--no-history",
+			"--threshold", "ttft.p50 < 1us", "--alert-webhook", hook.URL)
+		if code != exitThreshold {
+			t.Fatalf("exit %d, want 99 (the 1us threshold):\n%s", code, text)
 		}
 		run, err := runfile.Load(filepath.Join(out, "run.json"))
 		if err != nil {
@@ -185,6 +195,12 @@ func TestBenchOnDevice(t *testing.T) {
 		}
 		if !warned || !strings.Contains(text, "warning: the device throttled during the run") {
 			t.Errorf("no throttling warning: %q\n%s", run.Warnings, text)
+		}
+		// The alert names the device, its firmware, its tier and its heat.
+		for _, want := range []string{"samsung SM-S928B (QTI SM8650) / Android 14", "UP1A.231005.007/S928BXXU1AWM9", `"tier": "lab"`, "throttled during the run: battery 30.5"} {
+			if !bytes.Contains(alert, []byte(want)) {
+				t.Errorf("the alert lacks %q:\n%s", want, alert)
+			}
 		}
 	})
 

@@ -205,3 +205,17 @@ func Summary(h *runfile.Heat) string {
 	parts = append(parts, "thermal status "+StatusName(h.ThermalStatus))
 	return strings.Join(parts, ", ")
 }
+
+// Note is one line on a device run's heat for an alert: before → after,
+// and whether the device throttled; "" when the run was not made on an
+// Android device or its heat was not read.
+func Note(a *runfile.Android) string {
+	if a == nil || (a.HeatBefore == nil && a.HeatAfter == nil) {
+		return ""
+	}
+	s := Summary(a.HeatBefore) + " → " + Summary(a.HeatAfter)
+	if a.Throttled {
+		s = "throttled during the run: " + s
+	}
+	return s
+}

@@ -54,6 +54,9 @@ func Record(t *stream.Trace) runfile.Request {
 		}
 	}
 	r.Server = serverTimings(t)
+	if len(t.ReasoningRuns) > 0 {
+		r.ReasoningRuns = append([][2]int(nil), t.ReasoningRuns...)
+	}
 	return r
 }
 

@@ -66,6 +66,16 @@ func (w Workload) Schedule() ([]time.Duration, error) {
 	return a.Schedule(w.Seed)
 }
 
+// total is the number of requests w makes in a closed loop: the
+// measured ones, the warm-up ones and the cold one.
+func (w Workload) total() int {
+	n := w.Requests + w.Warmup
+	if w.Cold {
+		n++
+	}
+	return n
+}
+
 // Validate reports what makes w unrunnable.
 func (w Workload) Validate() error {
 	switch {
@@ -73,6 +83,8 @@ func (w Workload) Validate() error {
 		return errors.New("no suite")
 	case w.Requests < 1:
 		return fmt.Errorf("requests must be ≥ 1, not %d: a run without a measured request measures nothing", w.Requests)
+	case w.total() > runfile.MaxRequests:
+		return fmt.Errorf("%d requests with the cold and warm-up ones: a run file holds at most %d", w.total(), runfile.MaxRequests)
 	case w.Concurrency < 1:
 		return fmt.Errorf("concurrency must be ≥ 1, not %d", w.Concurrency)
 	case w.Warmup < 0:

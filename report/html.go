@@ -77,6 +77,12 @@ type htmlView struct {
 	TurnColumns []string
 	TurnRows    [][]string
 	Turns       chartView
+	// ReasoningRows is the reasoning table (ReasoningColumns), for a run
+	// whose requests thought; ThinkingNote says what the visible
+	// figures count.
+	ReasoningColumns []string
+	ReasoningRows    [][]string
+	ThinkingNote     string
 	// Scenario is the rapid-fire table, when the run is one.
 	ScenarioSummary string
 	ScenarioColumns []string
@@ -269,6 +275,9 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	lc := LoadChart(r, o)
 	v.Load = chartView{lc.Name, lc.Title, template.HTML(lc.SVG)}
+	if rows := reasoningRows(r); len(rows) > 0 {
+		v.ReasoningColumns, v.ReasoningRows, v.ThinkingNote = reasoningColumns, rows, thinkingNote(r)
+	}
 	if tc, ok := TurnChart(r, o); ok {
 		v.TurnColumns, v.TurnRows = turnColumns, turnRows(r)
 		v.Turns = chartView{tc.Name, tc.Title, template.HTML(tc.SVG)}

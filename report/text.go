@@ -33,6 +33,7 @@ func Text(w io.Writer, r *runfile.Run, o Options) error {
 	t.header(r)
 	t.cold(r)
 	t.table(r)
+	t.reasoning(r)
 	t.browser(r)
 	t.turns(r)
 	t.scenario(r)

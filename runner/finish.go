@@ -35,6 +35,7 @@ func Finish(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet) {
 func finish(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet, unmeasured string, notes []string) {
 	var unsampled []string
 	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
+	run.Config.ShowThinking = s.ThinkingShown()
 	for _, c := range unsampled {
 		if run.StopReason != "" {
 			break // not for want of requests: the run stopped, and says why
@@ -71,8 +72,15 @@ func Rebuild(j *runfile.Journal) (*runfile.Run, error) {
 // (the journal's header, a shard's block).
 func recorded(run *runfile.Run, tierThresholds []string, experienceYAML string) (*suite.Suite, *gate.RuleSet, error) {
 	s := &suite.Suite{Name: run.Config.Suite}
-	for _, c := range slices.Sorted(maps.Keys(run.Config.SuiteThresholds)) {
-		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c]})
+	names := slices.Sorted(maps.Keys(run.Config.SuiteThresholds))
+	for c, shown := range run.Config.ShowThinking {
+		if shown && !slices.Contains(names, c) {
+			names = append(names, c)
+		}
+	}
+	slices.Sort(names)
+	for _, c := range names {
+		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c], ShowThinking: run.Config.ShowThinking[c]})
 	}
 	rules, err := gate.Recorded(run.Device.Tier, tierThresholds, experienceYAML)
 	return s, rules, err

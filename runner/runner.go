@@ -235,6 +235,7 @@ func JournalHeader(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet) runfil
 			cfg.SuiteThresholds[c.Name] = append([]string(nil), c.Thresholds...)
 		}
 	}
+	cfg.ShowThinking = s.ThinkingShown()
 	return runfile.JournalHeader{
 		SchemaVersion: run.SchemaVersion, Tool: run.Tool, StartedAt: run.StartedAt, CommandLine: run.CommandLine,
 		Target: run.Target, Device: run.Device, Config: cfg, ColdStart: run.ColdStart,

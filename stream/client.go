@@ -21,6 +21,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/internal/origin"
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
 
@@ -700,9 +701,13 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 		tr.TokenTimes = append(tr.TokenTimes, at)
 		tr.TokenCounts = append(tr.TokenCounts, tokens)
 		tr.ServerTimes = append(tr.ServerTimes, serverNS)
+		before := textEnd(tr)
 		tr.TextEnds = append(tr.TextEnds, len(p.text))
 		if p.reasoning {
 			tr.ReasoningEvents++
+			if len(p.text) == before {
+				tr.ReasoningRuns = runfile.ExtendRuns(tr.ReasoningRuns, len(tr.TokenTimes)-1)
+			}
 		}
 		if onToken != nil {
 			onToken(len(tr.TokenTimes)-1, at)

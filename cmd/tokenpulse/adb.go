@@ -16,6 +16,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -103,7 +104,7 @@ func (a *adbFlags) onDevice() error {
 // is not given.
 var hostOnlyFlags = map[string]bool{
 	"adb": true, "adb-binary": true, "adb-dir": true, "adb-dns": true, "cooldown": true, "cooldown-max": true,
-	"out": true, "quiet": true, "repeat": true, "device-facts": true, "progress-lines": true, "resolver": true,
+	"out": true, "quiet": true, "device-facts": true, "progress-lines": true, "resolver": true,
 }
 
 // fileFlags are bench's flags naming a local file, pushed to the device.
@@ -148,6 +149,10 @@ type deviceRun struct {
 
 	mu      sync.Mutex
 	samples []runfile.Heat
+	// rep is the run of a --repeat series the device is making (from 0),
+	// and repOf the run each sample was read during.
+	rep   int
+	repOf []int
 }
 
 // runOnDevice is bench --adb: the run is made on the device and its run
@@ -156,7 +161,9 @@ type deviceRun struct {
 func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 	fs := cmd.Flags()
 	if f.repeat > 1 {
-		return usageErr(errors.New("--adb makes one run; --repeat is not supported on a device yet (run bench --adb K times with one --seed and compare them)"))
+		if err := checkRepeatFlags(fs); err != nil {
+			return err
+		}
 	}
 	for name, set := range map[string]map[string]bool{
 		"A/B": namesOf((&abFlags{}).register), "browser": namesOf((&browserFlags{}).register),
@@ -242,6 +249,19 @@ func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 	}
 	stop()
 	ctx = context.WithoutCancel(ctx)
+	if f.repeat > 1 {
+		dirs, runs, err := r.collectRepeats(ctx)
+		if err != nil {
+			if runErr != nil {
+				err = fmt.Errorf("%w (%v)", err, runErr)
+			}
+			return withCode(exitFailure, err)
+		}
+		if code == 0 || code == exitThreshold {
+			runErr = nil
+		}
+		return finishRepeats(cmd, r.local, dirs, runs, runErr, signalled || code == 130)
+	}
 	run, err := r.collect(ctx)
 	if err != nil {
 		if runErr != nil {
@@ -411,6 +431,7 @@ func (r *deviceRun) execute(ctx context.Context, line string) (int, error) {
 			if h, err := android.ReadHeat(context.WithoutCancel(ctx), r.adb, time.Now()); err == nil {
 				r.mu.Lock()
 				r.samples = append(r.samples, *h)
+				r.repOf = append(r.repOf, r.rep)
 				r.mu.Unlock()
 			}
 		}
@@ -432,6 +453,12 @@ func (r *deviceRun) execute(ctx context.Context, line string) (int, error) {
 		if p, ok := strings.CutPrefix(text, "pid "); ok && pid == "" {
 			pid = strings.TrimSpace(p)
 			continue
+		}
+		var rep, reps int
+		if n, _ := fmt.Sscanf(text, "tokenpulse: run %d/%d", &rep, &reps); n == 2 && rep >= 1 {
+			r.mu.Lock()
+			r.rep = rep - 1
+			r.mu.Unlock()
 		}
 		if pr, ok := parseProgressLine(text); ok {
 			prog.update(pr)
@@ -509,34 +536,126 @@ func (r *deviceRun) pullRunDir(ctx context.Context) error {
 // finishHeat adds the heat after the run and the readings during it to
 // run, warns when the device throttled, and writes the run file here.
 func (r *deviceRun) finishHeat(ctx context.Context, run *runfile.Run) (*runfile.Run, error) {
+	r.mu.Lock()
+	during := append([]runfile.Heat(nil), r.samples...)
+	r.mu.Unlock()
+	if err := r.applyHeat(run, nil, during, r.readAfter(ctx), r.local); err != nil {
+		return nil, err
+	}
+	r.done()
+	return run, nil
+}
+
+// readAfter reads the heat after the run, nil when it cannot.
+func (r *deviceRun) readAfter(ctx context.Context) *runfile.Heat {
+	h, err := android.ReadHeat(ctx, r.adb, time.Now())
+	if err != nil {
+		return nil
+	}
+	r.logf("heat after: %s", android.Summary(h))
+	return h
+}
+
+// done removes what a run that came back no longer needs: the pointer to
+// the device, and a journal the run file replaces.
+func (r *deviceRun) done() {
+	_ = os.Remove(filepath.Join(r.local, adbPointerFile))
+	_ = os.Remove(filepath.Join(r.local, runfile.JournalFile))
+}
+
+// applyHeat records the heat of run (before, when not nil, replaces the
+// reading the device run started with), warns when the device throttled,
+// and writes the run file into dir.
+func (r *deviceRun) applyHeat(run *runfile.Run, before *runfile.Heat, during []runfile.Heat, after *runfile.Heat, dir string) error {
 	if run.Device.Android == nil {
-		run.Device.Android = r.facts
+		facts := *r.facts
+		run.Device.Android = &facts
 	}
 	a := run.Device.Android
-	r.mu.Lock()
-	a.Heat = append(a.Heat, r.samples...)
-	r.mu.Unlock()
-	if h, err := android.ReadHeat(ctx, r.adb, time.Now()); err == nil {
-		a.HeatAfter = h
-		r.logf("heat after: %s", android.Summary(h))
+	if before != nil {
+		a.HeatBefore = before
 	}
-	during := append([]runfile.Heat(nil), a.Heat...)
-	if a.HeatAfter != nil {
-		during = append(during, *a.HeatAfter)
+	a.Heat = append(a.Heat, during...)
+	a.HeatAfter = after
+	seen := append([]runfile.Heat(nil), a.Heat...)
+	if after != nil {
+		seen = append(seen, *after)
 	}
-	for _, w := range android.Throttling(a.HeatBefore, during) {
+	for _, w := range android.Throttling(a.HeatBefore, seen) {
 		if strings.Contains(w, "throttled during") {
 			a.Throttled = true
 		}
-		fmt.Fprintln(r.stderr, "tokenpulse: warning:", w)
+		where := ""
+		if dir != r.local {
+			where = filepath.Base(dir) + ": "
+		}
+		fmt.Fprintf(r.stderr, "tokenpulse: warning: %s%s\n", where, w)
 		run.Warnings = append(run.Warnings, w)
 	}
-	if err := runner.Write(run, r.local); err != nil {
+	return runner.Write(run, dir)
+}
+
+// collectRepeats pulls the runs of a --repeat series back (rep-NN) and
+// gives each the heat read during it: its first reading before is the
+// last one of the run before it, the series' after is the last run's.
+func (r *deviceRun) collectRepeats(ctx context.Context) ([]string, []*runfile.Run, error) {
+	if err := r.pullRunDir(ctx); err != nil {
+		if !r.adb.Online(ctx) {
+			return nil, nil, fmt.Errorf("the device %s was lost during the runs: what they measured stays there (%s, one directory per run: tokenpulse report rebuilds each from its journal once pulled with adb pull)", r.adb.Serial, r.remote)
+		}
+		return nil, nil, err
+	}
+	reps, _ := filepath.Glob(filepath.Join(r.local, "rep-*"))
+	sort.Strings(reps)
+	after := r.readAfter(ctx)
+	r.mu.Lock()
+	samples, repOf := append([]runfile.Heat(nil), r.samples...), append([]int(nil), r.repOf...)
+	r.mu.Unlock()
+	var dirs []string
+	var runs []*runfile.Run
+	var last *runfile.Heat
+	for i, dir := range reps {
+		run, err := loadOrRebuild(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		var during []runfile.Heat
+		for k, h := range samples {
+			if repOf[k] == i {
+				during = append(during, h)
+			}
+		}
+		var end *runfile.Heat
+		if i == len(reps)-1 {
+			end = after
+		} else if len(during) > 0 {
+			end = &during[len(during)-1]
+			during = during[:len(during)-1]
+		}
+		if err := r.applyHeat(run, last, during, end, dir); err != nil {
+			return nil, nil, err
+		}
+		last = end
+		dirs, runs = append(dirs, filepath.Base(dir)), append(runs, run)
+	}
+	if len(runs) == 0 {
+		return nil, nil, fmt.Errorf("the runs on %s wrote no run directory (rep-01, ...)", r.adb.Serial)
+	}
+	r.done()
+	return dirs, runs, nil
+}
+
+// loadOrRebuild reads the run file of dir, or rebuilds the run from its
+// journal when the run did not finish.
+func loadOrRebuild(dir string) (*runfile.Run, error) {
+	if run, err := runfile.Load(filepath.Join(dir, runFileName)); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return run, err
+	}
+	j, err := runfile.ReadJournal(filepath.Join(dir, runfile.JournalFile))
+	if err != nil {
 		return nil, err
 	}
-	_ = os.Remove(filepath.Join(r.local, adbPointerFile))
-	_ = os.Remove(filepath.Join(r.local, runfile.JournalFile))
-	return run, nil
+	return runner.Rebuild(j)
 }
 
 // parseProgressLine reads a line progressLine writes in lines mode.

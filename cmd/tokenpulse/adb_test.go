@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/adbstub"
+	"github.com/tokenpulse/tokenpulse/internal/android"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -204,6 +205,39 @@ func TestBenchOnDevice(t *testing.T) {
 		}
 	})
 
+	t.Run("repeat", func(t *testing.T) {
+		// Two runs in one process on the device; the zone warms by 8 °C
+		// a reading, so the second run starts hotter than the first.
+		installStandIn(t, standInDevice("REP1", 8))
+		out := t.TempDir()
+		text, code := cliRun(t, "bench", "--adb", "REP1", "--adb-binary", bin, "--suite", writeBenchSuite(t, "30s"),
+			"--tiers", labTiers(t), "-n", "1", "--warmup", "0", "--max-tokens", "6", "--repeat", "2", "--out", out, "--no-history")
+		if code != exitOK {
+			t.Fatalf("exit %d, want 0:\n%s", code, text)
+		}
+		if _, err := os.Stat(filepath.Join(out, "repeats.json")); err != nil || !strings.Contains(text, "repeats written to") {
+			t.Fatalf("no repeats file (%v):\n%s", err, text)
+		}
+		var runs []*runfile.Run
+		for _, rep := range []string{"rep-01", "rep-02"} {
+			run, err := runfile.Load(filepath.Join(out, rep, "run.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Device.Android == nil || run.Device.Android.Serial != "REP1" || run.Device.Android.HeatAfter == nil {
+				t.Fatalf("%s: device %+v", rep, run.Device)
+			}
+			runs = append(runs, run)
+		}
+		first, second := runs[0].Device.Android, runs[1].Device.Android
+		if second.HeatBefore == nil || !second.HeatBefore.At.Equal(first.HeatAfter.At) {
+			t.Errorf("the second run's heat before is not the first's after: %+v vs %+v", second.HeatBefore, first.HeatAfter)
+		}
+		if z, _ := hottestC(second.HeatAfter); z <= 36 {
+			t.Errorf("the series' last reading is not the one after it: %v °C", z)
+		}
+	})
+
 	t.Run("device-lost", func(t *testing.T) {
 		s := installStandIn(t, standInDevice("GONE1", 0))
 		out := filepath.Join(t.TempDir(), "run")
@@ -264,6 +298,12 @@ func TestBenchOnDevice(t *testing.T) {
 	})
 }
 
+// hottestC is the hottest zone's temperature of h.
+func hottestC(h *runfile.Heat) (float64, bool) {
+	z, ok := android.Hottest(h)
+	return z.TempC, ok
+}
+
 // TestDevicesLists lists the stand-in's devices with their tiers, and
 // says plainly when a SoC has none.
 func TestDevicesLists(t *testing.T) {
@@ -293,7 +333,7 @@ func TestBenchOnDeviceUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--adb", "R5CX1", "--repeat", "2"}, exitUsage, "--repeat is not supported"},
+		{[]string{"--adb", "R5CX1", "--repeat", "2", "--report", "html"}, exitUsage, "--repeat does not take --report"},
 		{[]string{"--adb", "R5CX1", "--shard", "1/2"}, exitUsage, "--shard (shard) is not supported with --adb"},
 		{[]string{"--adb", "R5CX1", "--cooldown", "hot"}, exitUsage, "want a battery temperature"},
 		{[]string{"--adb", "NOPE"}, exitFailure, "no device NOPE is attached"},

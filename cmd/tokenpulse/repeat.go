@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
@@ -24,10 +25,8 @@ import (
 // Each run writes its run.json; none is recorded in the history.
 func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command, plan *benchPlan, t *benchTarget) error {
 	f := plan.f
-	for _, n := range []string{"model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
-		if plan.fs.Changed(n) {
-			return usageErr(fmt.Errorf("--repeat does not take --%s: each run writes its run.json ('tokenpulse report DIR/rep-01' renders one), and 'tokenpulse compare BASE_DIR NEW_DIR' compares two sets", n))
-		}
+	if err := checkRepeatFlags(plan.fs); err != nil {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	dir, err := runner.MakeDir(f.out, time.Now().UTC())
@@ -37,7 +36,6 @@ func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command
 	spec := plan.specFromFlags(t)
 	var dirs []string
 	var runs []*runfile.Run
-	var crossed []string
 	var runErr error
 	for i := range f.repeat {
 		name := fmt.Sprintf("rep-%02d", i+1)
@@ -52,9 +50,6 @@ func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command
 			return err
 		}
 		dirs, runs = append(dirs, name), append(runs, run)
-		for _, v := range gate.Failed(run.Verdicts) {
-			crossed = append(crossed, fmt.Sprintf("%s: [%s] %s", name, v.Scope, v.Rule))
-		}
 		if stepErr != nil {
 			runErr = stepErr
 			break
@@ -62,6 +57,32 @@ func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command
 	}
 	signalled := ctx.Err() != nil
 	stop()
+	return finishRepeats(cmd, dir, dirs, runs, runErr, signalled)
+}
+
+// checkRepeatFlags refuses the flags --repeat does not take.
+func checkRepeatFlags(fs *pflag.FlagSet) error {
+	for _, n := range []string{"model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
+		if fs.Changed(n) {
+			return usageErr(fmt.Errorf("--repeat does not take --%s: each run writes its run.json ('tokenpulse report DIR/rep-01' renders one), and 'tokenpulse compare BASE_DIR NEW_DIR' compares two sets", n))
+		}
+	}
+	return nil
+}
+
+// finishRepeats writes the repeats file of runs (each in dir/dirs[i]),
+// prints its table, and returns the exit status their findings give:
+// 130 when interrupted (signalled), 1 when runErr stopped them or every
+// request failed, 99 when a threshold was crossed. bench --repeat ends
+// with it, here and on a device (bench --adb).
+func finishRepeats(cmd *cobra.Command, dir string, dirs []string, runs []*runfile.Run, runErr error, signalled bool) error {
+	stderr := cmd.ErrOrStderr()
+	var crossed []string
+	for i, run := range runs {
+		for _, v := range gate.Failed(run.Verdicts) {
+			crossed = append(crossed, fmt.Sprintf("%s: [%s] %s", dirs[i], v.Scope, v.Rule))
+		}
+	}
 	set := repeats.Of(dirs, runs)
 	path := filepath.Join(dir, repeats.FileName)
 	if err := set.Write(path); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/internal/adbstub"
 	"github.com/tokenpulse/tokenpulse/internal/android"
+	"github.com/tokenpulse/tokenpulse/internal/mock"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -202,6 +203,34 @@ func TestBenchOnDevice(t *testing.T) {
 			if !bytes.Contains(alert, []byte(want)) {
 				t.Errorf("the alert lacks %q:\n%s", want, alert)
 			}
+		}
+	})
+
+	t.Run("client-of-url", func(t *testing.T) {
+		// The phone as the client of an endpoint (here the host's mock,
+		// which the stand-in reaches on loopback), with an API key.
+		s := installStandIn(t, standInDevice("CLI1", 0))
+		url := startMock(t, mock.Profile{TTFT: 5 * time.Millisecond, ITL: time.Millisecond, Tokens: 6, TokensPerEvent: 1})
+		t.Setenv("OPENAI_API_KEY", "sk-not-on-the-command-line")
+		out := t.TempDir()
+		text, code := cliRun(t, "bench", "--adb", "CLI1", "--adb-binary", bin, "--url", url, "--suite", writeBenchSuite(t, "30s"),
+			"-n", "2", "--warmup", "0", "--out", out, "--no-history")
+		if code != exitOK {
+			t.Fatalf("exit %d, want 0:\n%s", code, text)
+		}
+		run, err := runfile.Load(filepath.Join(out, "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Target.Backend != "mock" || run.Summary.Overall.Requests != 2 || run.Device.Android == nil {
+			t.Errorf("target %+v, %d requests, device %+v", run.Target, run.Summary.Overall.Requests, run.Device)
+		}
+		if strings.Contains(strings.Join(run.CommandLine, " "), "sk-not") {
+			t.Errorf("the key is on the device's command line: %q", run.CommandLine)
+		}
+		left, _ := filepath.Glob(adbstub.Local(s.Root, "CLI1", defaultADBDir+"/files/*/key"))
+		if len(left) != 0 {
+			t.Errorf("the key file stayed on the device: %q", left)
 		}
 	})
 

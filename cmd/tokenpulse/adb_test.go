@@ -5,14 +5,18 @@ package main
 import (
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
 
 	"github.com/tokenpulse/tokenpulse/internal/adbstub"
 	"github.com/tokenpulse/tokenpulse/internal/android"
@@ -234,6 +238,25 @@ func TestBenchOnDevice(t *testing.T) {
 		}
 	})
 
+	t.Run("dns", func(t *testing.T) {
+		// Android has no /etc/resolv.conf: a --url by name resolves
+		// through --adb-dns, here a DNS server on loopback that knows
+		// llm.test.
+		installStandIn(t, standInDevice("DNS1", 0))
+		url := startMock(t, mock.Profile{TTFT: 5 * time.Millisecond, ITL: time.Millisecond, Tokens: 6, TokensPerEvent: 1})
+		named := strings.Replace(url, "127.0.0.1", "llm.test", 1)
+		dns, asked := dnsServer(t, "llm.test.")
+		out := t.TempDir()
+		text, code := cliRun(t, "bench", "--adb", "DNS1", "--adb-binary", bin, "--url", named, "--adb-dns", dns,
+			"--suite", writeBenchSuite(t, "30s"), "-n", "1", "--warmup", "0", "--out", out, "--no-history")
+		if code != exitOK {
+			t.Fatalf("exit %d, want 0:\n%s", code, text)
+		}
+		if asked.Load() == 0 {
+			t.Error("the device never asked the --adb-dns server")
+		}
+	})
+
 	t.Run("repeat", func(t *testing.T) {
 		// Two runs in one process on the device; the zone warms by 8 °C
 		// a reading, so the second run starts hotter than the first.
@@ -325,6 +348,53 @@ func TestBenchOnDevice(t *testing.T) {
 			t.Errorf("the rebuilt run's report lacks the device or the interruption:\n%s", text)
 		}
 	})
+}
+
+// dnsServer answers A queries for name with 127.0.0.1 (and every other
+// query with no answer) on a loopback UDP port; it returns the address
+// and the count of queries for name.
+func dnsServer(t *testing.T, name string) (string, *atomic.Int64) {
+	t.Helper()
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	asked := &atomic.Int64{}
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := conn.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true})
+			b.EnableCompression()
+			_ = b.StartQuestions()
+			_ = b.Question(q)
+			_ = b.StartAnswers()
+			if q.Name.String() == name {
+				asked.Add(1)
+				if q.Type == dnsmessage.TypeA {
+					_ = b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: [4]byte{127, 0, 0, 1}})
+				}
+			}
+			msg, err := b.Finish()
+			if err == nil {
+				_, _ = conn.WriteTo(msg, from)
+			}
+		}
+	}()
+	return conn.LocalAddr().String(), asked
 }
 
 // hottestC is the hottest zone's temperature of h.

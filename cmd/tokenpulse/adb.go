@@ -269,27 +269,10 @@ func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return withCode(exitFailure, err)
 	}
-	outcome, err := f.outputs.emit(ctx, cmd.OutOrStdout(), stderr, run, r.local)
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return err
-		}
-		return withCode(exitFailure, fmt.Errorf("the run is safe in its run file %s, but: %w", filepath.Join(r.local, runFileName), err))
+	if run.Interrupted && runErr == nil {
+		runErr = fmt.Errorf("the run on %s stopped early (%s)", f.adb.serial, run.StopReason)
 	}
-	if guideWanted(cmd.OutOrStdout(), f.quiet) {
-		formats, _ := f.outputs.formats()
-		if err := writeGuide(cmd.OutOrStdout(), run, r.local, formats); err != nil {
-			return err
-		}
-	}
-	if run.Interrupted {
-		if signalled || code == 130 {
-			return withCode(130, errors.New("interrupted; what was measured is in "+filepath.Join(r.local, runFileName)))
-		}
-		return withCode(exitFailure, fmt.Errorf("the run on %s stopped early (%s); what was measured is in %s", f.adb.serial, run.StopReason, filepath.Join(r.local, runFileName)))
-	}
-	return findingsExit(run, outcome)
+	return deliverRun(ctx, cmd, f, run, r.local, runErr, signalled || code == 130)
 }
 
 func (r *deviceRun) logf(format string, args ...any) {

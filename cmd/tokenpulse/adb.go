@@ -564,10 +564,9 @@ func (r *deviceRun) applyHeat(run *runfile.Run, before *runfile.Heat, during []r
 	if after != nil {
 		seen = append(seen, *after)
 	}
-	for _, w := range android.Throttling(a.HeatBefore, seen) {
-		if strings.Contains(w, "throttled during") {
-			a.Throttled = true
-		}
+	verdict := android.Throttling(a.HeatBefore, seen)
+	a.Throttled = verdict.Throttled != ""
+	for _, w := range verdict.Warnings() {
 		where := ""
 		if dir != r.local {
 			where = filepath.Base(dir) + ": "

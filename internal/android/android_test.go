@@ -84,13 +84,13 @@ func TestHeatAndThrottling(t *testing.T) {
 		t.Errorf("cpus = %+v", before.CPUs)
 	}
 	mid, _ := ReadHeat(ctx, a, time.Unix(1, 0))
-	if w := Throttling(before, []runfile.Heat{*mid}); len(w) != 0 {
+	if w := Throttling(before, []runfile.Heat{*mid}).Warnings(); len(w) != 0 {
 		t.Errorf("41 °C under a 50 °C trip point warned: %q", w)
 	}
 	after, _ := ReadHeat(ctx, a, time.Unix(2, 0))
-	w := Throttling(before, []runfile.Heat{*mid, *after})
-	if len(w) != 1 || !strings.Contains(w[0], "throttled during the run") || !strings.Contains(w[0], "52.0 °C, its passive trip point 50.0 °C") {
-		t.Errorf("a rise past the trip point: %q", w)
+	v := Throttling(before, []runfile.Heat{*mid, *after})
+	if v.StartedHot != "" || !strings.Contains(v.Throttled, "throttled during the run") || !strings.Contains(v.Throttled, "52.0 °C, its passive trip point 50.0 °C") {
+		t.Errorf("a rise past the trip point: %+v", v)
 	}
 }
 
@@ -99,14 +99,14 @@ func TestParseHeat(t *testing.T) {
 	if len(h.Zones) != 1 || h.Zones[0].TempC != 45 || h.BatteryC != nil || h.ThermalStatus != 2 || h.CPUs[0].MaxKHz != 2000 {
 		t.Errorf("parseHeat = %+v", h)
 	}
-	if w := Throttling(nil, []runfile.Heat{*h}); len(w) != 1 || !strings.Contains(w[0], "moderate") {
-		t.Errorf("status 2: %q", w)
+	if v := Throttling(nil, []runfile.Heat{*h}); v.StartedHot != "" || !strings.Contains(v.Throttled, "moderate") {
+		t.Errorf("status 2: %+v", v)
 	}
 	capped := *h
 	capped.ThermalStatus = 0
 	capped.CPUs = []runfile.CPUFreq{{CPU: "cpu4", MaxKHz: 1000}}
-	if w := Throttling(h, []runfile.Heat{capped}); len(w) != 2 || !strings.Contains(w[1], "cpu4 capped at 1 MHz (was 2 MHz)") {
-		t.Errorf("a cap: %q", w)
+	if v := Throttling(h, []runfile.Heat{capped}); !strings.Contains(v.StartedHot, "moderate") || !strings.Contains(v.Throttled, "cpu4 capped at 1 MHz (was 2 MHz)") {
+		t.Errorf("a cap after a hot start: %+v", v)
 	}
 }
 

@@ -131,17 +131,37 @@ func StatusName(s int) string {
 	return "unknown"
 }
 
-// Throttling returns what shows that the device throttled in the
-// readings taken during and after a run, one warning per kind: a thermal
-// status of light or worse (Android's own verdict), a zone at or above
-// its passive trip point (where the kernel caps the CPUs), or a core
-// whose scaling_max_freq fell below what it was before the run. before
-// may be nil; a device already throttled before the run is said apart.
-func Throttling(before *runfile.Heat, during []runfile.Heat) []string {
+// Verdict is what the heat readings around a run say: each field is a
+// warning for the run's reports, "" when it does not apply.
+type Verdict struct {
+	// StartedHot: the device was already throttling when the run began.
+	StartedHot string
+	// Throttled: a reading during or after the run showed throttling.
+	Throttled string
+}
+
+// Warnings returns v's warnings that apply, in order.
+func (v Verdict) Warnings() []string {
 	var out []string
+	for _, w := range []string{v.StartedHot, v.Throttled} {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Throttling judges the readings taken during and after a run: the
+// device throttled when one shows a thermal status of light or worse
+// (Android's own verdict), a zone at or above its passive trip point
+// (where the kernel caps the CPUs), or a core whose scaling_max_freq
+// fell below what it was before the run. before may be nil; a device
+// already throttling before the run is said apart.
+func Throttling(before *runfile.Heat, during []runfile.Heat) Verdict {
+	var v Verdict
 	if before != nil {
 		if r := throttled(before, nil); len(r) > 0 {
-			out = append(out, "the device was already throttling when the run began ("+strings.Join(r, "; ")+"): its figures are of a hot device; --cooldown waits for it to cool")
+			v.StartedHot = "the device was already throttling when the run began (" + strings.Join(r, "; ") + "): its figures are of a hot device; --cooldown waits for it to cool"
 		}
 	}
 	seen := map[string]bool{}
@@ -156,9 +176,9 @@ func Throttling(before *runfile.Heat, during []runfile.Heat) []string {
 		}
 	}
 	if len(reasons) > 0 {
-		out = append(out, "the device throttled during the run ("+strings.Join(reasons, "; ")+"): later requests ran on slower cores, so TTFT and TPOT drift; let it cool (--cooldown) and compare runs made alike")
+		v.Throttled = "the device throttled during the run (" + strings.Join(reasons, "; ") + "): later requests ran on slower cores, so TTFT and TPOT drift; let it cool (--cooldown) and compare runs made alike"
 	}
-	return out
+	return v
 }
 
 // throttled returns the signs of throttling in h: its status, zones at

@@ -166,7 +166,7 @@ func TestBenchOnDevice(t *testing.T) {
 			t.Errorf("a finished run keeps its pointer to the device")
 		}
 		rep, code := cliRun(t, "report", out)
-		if code != exitOK || !strings.Contains(rep, "samsung SM-S928B (QTI SM8650) / Android 14") {
+		if code != exitOK || !strings.Contains(rep, "samsung SM-S928B (QTI SM8650) / Android 14") || !strings.Contains(rep, "heat    battery 30.5 °C") {
 			t.Errorf("report: exit %d\n%s", code, rep)
 		}
 	})

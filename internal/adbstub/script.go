@@ -52,6 +52,10 @@ type Device struct {
 	Zones []Zone `json:"zones,omitempty"`
 	// BatteryC is the battery's temperature per step, in °C.
 	BatteryC []float64 `json:"battery_c,omitempty"`
+	// HideBatteryFile leaves out /sys/class/power_supply/battery/temp,
+	// as some devices' SELinux policy does for the shell: only dumpsys
+	// battery tells the temperature.
+	HideBatteryFile bool `json:"hide_battery_file,omitempty"`
 	// ThermalStatus is dumpsys thermalservice's status per step (0 none,
 	// 1 light, 2 moderate, 3 severe, 4 critical, 5 emergency, 6 shutdown).
 	ThermalStatus []int `json:"thermal_status,omitempty"`

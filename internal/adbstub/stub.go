@@ -181,8 +181,10 @@ func (d *device) apply(step int) error {
 	errs = append(errs,
 		w(stubDir+"/step", strconv.Itoa(step)),
 		w(stubDir+"/thermal_status", strconv.Itoa(at(d.ThermalStatus, step, 0))),
-		w(stubDir+"/battery_tenths", strconv.Itoa(int(battery*10))),
-		w("sys/class/power_supply/battery/temp", strconv.Itoa(int(battery*10))))
+		w(stubDir+"/battery_tenths", strconv.Itoa(int(battery*10))))
+	if !d.HideBatteryFile {
+		errs = append(errs, w("sys/class/power_supply/battery/temp", strconv.Itoa(int(battery*10))))
+	}
 	for i, z := range d.Zones {
 		dir := fmt.Sprintf("sys/class/thermal/thermal_zone%d/", i)
 		errs = append(errs, w(dir+"type", z.Type), w(dir+"temp", milli(at(z.TempC, step, 25))))

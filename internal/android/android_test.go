@@ -94,6 +94,22 @@ func TestHeatAndThrottling(t *testing.T) {
 	}
 }
 
+// TestBatteryFromDumpsys: where the battery's sysfs file is hidden, its
+// temperature comes from dumpsys battery.
+func TestBatteryFromDumpsys(t *testing.T) {
+	d := flagship()
+	d.HideBatteryFile = true
+	d.BatteryC = []float64{34.5}
+	standIn(t, d)
+	h, err := ReadHeat(context.Background(), &ADB{Serial: "R5CX1"}, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.BatteryC == nil || *h.BatteryC != 34.5 {
+		t.Errorf("battery %v, want 34.5 °C from dumpsys battery", h.BatteryC)
+	}
+}
+
 func TestParseHeat(t *testing.T) {
 	h := parseHeat("zone thermal_zone3 45 battery\nzone thermal_zone4 abc x\nbattery \nstatus Thermal Status: 2\ncpu cpu4 walt 1000 2000 3000\n")
 	if len(h.Zones) != 1 || h.Zones[0].TempC != 45 || h.BatteryC != nil || h.ThermalStatus != 2 || h.CPUs[0].MaxKHz != 2000 {

@@ -13,12 +13,14 @@ import (
 )
 
 // heatScript reads every thermal zone (type, temperature, passive trip
-// points), the battery's temperature, the thermal status and each
-// core's cpufreq policy in one shell command; mksh and sh both run it.
+// points), the battery's temperature (its sysfs file, else dumpsys
+// battery: some devices' SELinux policy hides the file from the shell),
+// the thermal status and each core's cpufreq policy in one shell
+// command; mksh and sh both run it.
 const heatScript = `for z in /sys/class/thermal/thermal_zone*; do [ -e "$z/temp" ] || continue; ` +
 	`echo "zone ${z##*/} $(cat $z/temp 2>/dev/null) $(cat $z/type 2>/dev/null)"; ` +
 	`for p in $z/trip_point_*_type; do [ -e "$p" ] || continue; echo "trip ${z##*/} $(cat $p 2>/dev/null) $(cat ${p%_type}_temp 2>/dev/null)"; done; done; ` +
-	`echo "battery $(cat /sys/class/power_supply/battery/temp 2>/dev/null)"; ` +
+	`b=$(cat /sys/class/power_supply/battery/temp 2>/dev/null); [ -n "$b" ] || b=$(dumpsys battery 2>/dev/null | grep -m1 temperature | tr -dc 0-9); echo "battery $b"; ` +
 	`echo "status $(dumpsys thermalservice 2>/dev/null | grep -m1 'Thermal Status')"; ` +
 	`for c in /sys/devices/system/cpu/cpu[0-9]*; do [ -e "$c/cpufreq" ] || continue; ` +
 	`echo "cpu ${c##*/} $(cat $c/cpufreq/scaling_governor 2>/dev/null) $(cat $c/cpufreq/scaling_cur_freq 2>/dev/null) $(cat $c/cpufreq/scaling_max_freq 2>/dev/null) $(cat $c/cpufreq/cpuinfo_max_freq 2>/dev/null)"; done; true`

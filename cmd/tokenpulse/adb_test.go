@@ -407,12 +407,13 @@ func hottestC(h *runfile.Heat) (float64, bool) {
 // says plainly when a SoC has none.
 func TestDevicesLists(t *testing.T) {
 	other := adbstub.Device{Serial: "P8", Props: map[string]string{"ro.product.manufacturer": "Google", "ro.product.model": "Pixel 8", "ro.soc.model": "Tensor G3", "ro.board.platform": "zuma"}}
-	installStandIn(t, standInDevice("R5CX1", 0), other)
+	locked := adbstub.Device{Serial: "NEW1", State: "unauthorized"}
+	installStandIn(t, standInDevice("R5CX1", 0), other, locked)
 	text, code := cliRun(t, "devices")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, text)
 	}
-	for _, want := range []string{"R5CX1", "SM-S928B", "QTI SM8650 (pineapple)", "flagship", "11.2 GiB", "P8: no tier: Tensor G3 is in no tier's socs list", "fingerprint samsung/"} {
+	for _, want := range []string{"R5CX1", "SM-S928B", "QTI SM8650 (pineapple)", "flagship", "11.2 GiB", "P8: no tier: Tensor G3 is in no tier's socs list", "fingerprint samsung/", "NEW1: unauthorized (not usable: accept the USB debugging prompt"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("devices lacks %q:\n%s", want, text)
 		}

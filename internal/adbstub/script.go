@@ -43,6 +43,10 @@ type Script struct {
 // Device is one scripted device.
 type Device struct {
 	Serial string `json:"serial"`
+	// State is what adb devices says of it: "device" (the default, ready),
+	// or "unauthorized" (the USB debugging prompt not yet accepted),
+	// "offline", ...; a device not ready refuses every command.
+	State string `json:"state,omitempty"`
 	// Props are the system properties getprop answers
 	// (ro.product.model, ro.soc.model, ...).
 	Props map[string]string `json:"props"`
@@ -122,6 +126,14 @@ func (s *Script) device(serial string) *Device {
 		}
 	}
 	return nil
+}
+
+// state is the device's state, "device" unless the script says.
+func (d *Device) state() string {
+	if d.State == "" {
+		return "device"
+	}
+	return d.State
 }
 
 // at returns xs[step], the last element past the end, and def for none.

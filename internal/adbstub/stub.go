@@ -64,6 +64,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "adb: device '%s' not found\n", serial)
 		return 1
 	}
+	if d.state() != "device" {
+		fmt.Fprintf(stderr, "adb: device %s\n", d.state())
+		return 1
+	}
 	dev := &device{Device: d, root: filepath.Join(s.Root, serial)}
 	if err := dev.setup(); err != nil {
 		fmt.Fprintln(stderr, "adb (stand-in):", err)
@@ -92,6 +96,10 @@ func listDevices(s *Script, w io.Writer) {
 			continue
 		}
 		word := func(k string) string { return strings.ReplaceAll(d.Props[k], " ", "_") }
+		if d.state() != "device" {
+			fmt.Fprintf(w, "%-22s %s transport_id:%d\n", d.Serial, d.state(), i+1)
+			continue
+		}
 		fmt.Fprintf(w, "%-22s device product:%s model:%s device:%s transport_id:%d\n",
 			d.Serial, word("ro.product.name"), word("ro.product.model"), word("ro.product.device"), i+1)
 	}

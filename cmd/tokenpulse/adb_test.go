@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -417,6 +418,11 @@ func TestDevicesLists(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("devices lacks %q:\n%s", want, text)
 		}
+	}
+	text, code = cliRun(t, "devices", "--json")
+	var listed []runfile.Android
+	if err := json.Unmarshal([]byte(text), &listed); code != exitOK || err != nil || len(listed) != 2 || listed[0].Tier != "flagship" || listed[1].TierNote == "" {
+		t.Errorf("devices --json: exit %d, %v, %+v\n%s", code, err, listed, text)
 	}
 	text, code = cliRun(t, "devices", "--tiers", labTiers(t))
 	if code != exitOK || !strings.Contains(text, " lab") || strings.Contains(text, "flagship") {

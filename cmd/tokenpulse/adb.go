@@ -232,6 +232,14 @@ func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 	if r.local, err = runner.MakeDir(f.out, started); err != nil {
 		return withCode(exitFailure, fmt.Errorf("run directory: %w", err))
 	}
+	// A run file or journal left in --out by an earlier run would stand
+	// for this one should the device be lost (see pullFromDevice); this
+	// run writes both anew, as bench does.
+	for _, stale := range []string{runFileName, runfile.JournalFile} {
+		if err := os.Remove(filepath.Join(r.local, stale)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return withCode(exitFailure, err)
+		}
+	}
 	name := "run-" + started.UTC().Format("20060102-150405.000")
 	r.remote = path.Join(f.adb.dir, "runs", name)
 	r.facts.Dir = r.remote

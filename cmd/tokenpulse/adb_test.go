@@ -294,6 +294,13 @@ func TestBenchOnDevice(t *testing.T) {
 	t.Run("device-lost", func(t *testing.T) {
 		s := installStandIn(t, standInDevice("GONE1", 0))
 		out := filepath.Join(t.TempDir(), "run")
+		// An earlier run's file in --out must not stand for this one.
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := (&runfile.Run{SchemaVersion: 1, Tool: runfile.Tool{Name: "tokenpulse"}}).Write(filepath.Join(out, "run.json")); err != nil {
+			t.Fatal(err)
+		}
 		type result struct {
 			text string
 			code int

@@ -126,10 +126,9 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 	for _, t := range r.ServerNS {
 		server = server && t > 0
 	}
-	sum, batched := 0, false
+	sum := 0
 	for _, k := range r.Tokens {
 		sum += k
-		batched = batched || k != 1
 	}
 	if server {
 		q.ServerTimesNS = make([]int64, len(r.ServerNS))
@@ -138,8 +137,8 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 		}
 		q.TokenSource = runfile.TokensServer
 		q.OutputTokens = sum
-		if batched {
-			q.TokenCounts = append([]int(nil), r.Tokens...)
+		if len(r.Tokens) == len(q.TokenTimesNS) {
+			q.TokenCounts = append([]int(nil), r.Tokens...) // as sent, ones included
 		}
 	}
 	if r.Usage != nil {

@@ -139,8 +139,10 @@ func Sample(views []View, m Metric) []float64 {
 // compare's per-request samples read ("gap.p95" of a request is the p95
 // of its own gaps). ok is false when the request has no value of m, or
 // stat is not a distribution's.
-func (v *View) Stat(m Metric, stat string) (float64, bool) {
-	xs := v.Values(m)
+func (v *View) Stat(m Metric, stat string) (float64, bool) { return statOf(v.Values(m), stat) }
+
+// statOf is stat over one request's values xs (see [View.Stat]).
+func statOf(xs []float64, stat string) (float64, bool) {
 	if len(xs) == 0 {
 		return 0, false
 	}
@@ -331,6 +333,7 @@ func Summarize(run *runfile.Run) {
 	for _, k := range Turns(run) {
 		run.Summary.Turns = append(run.Summary.Turns, runfile.TurnGroup{Turn: k, Group: Group(run, Turn(k))})
 	}
+	run.Summary.Trace = TraceMatch(run)
 }
 
 // Batched reports whether g's requests carried several tokens per event on

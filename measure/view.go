@@ -163,17 +163,7 @@ func OfShown(q *runfile.Request, d stats.Display, showThinking bool) View {
 	// Tokens per event: exact, the average, or one. An exact count may be
 	// 0 (a tokenizer's count for an event that completed no token): its
 	// gap is carried into the next event's tokens.
-	per := func(i int) float64 { return 1 }
-	switch v.Counting {
-	case CountPerEvent:
-		if len(q.TokenCounts) == len(times) {
-			per = func(i int) float64 { return float64(max(q.TokenCounts[i], 0)) }
-		}
-	case CountTotal:
-		if avg := float64(v.OutputTokens) / float64(len(times)); avg > BatchedAbove {
-			per = func(int) float64 { return avg }
-		}
-	}
+	per := v.eventTokens
 	v.FirstEventTokens = per(0)
 	v.TokenIntervalsMs, v.TPOTMs, v.HasTPOT = perToken(times, per, v.Counting == CountPerEvent)
 
@@ -240,11 +230,42 @@ func perToken(times []int64, per func(int) float64, exact bool) (intervals []flo
 	return intervals, 0, false
 }
 
-// tokens returns q's output token count and how it was known. Counts
-// are per event when the record holds one per event, when its source says
-// so, or when the server sent its emit times (tokenpulse's extension sends
-// every event's token count beside its emit time; a record leaves the
-// counts out when every one is 1).
+// eventTokens returns the tokens of content event i: its recorded count
+// (which may be 0) under CountPerEvent, the request's average under
+// CountTotal when its events batch tokens, else one.
+func (v *View) eventTokens(i int) float64 {
+	q := v.Req
+	switch v.Counting {
+	case CountPerEvent:
+		if len(q.TokenCounts) == len(q.TokenTimesNS) {
+			return float64(max(q.TokenCounts[i], 0))
+		}
+	case CountTotal:
+		if avg := float64(v.OutputTokens) / float64(len(q.TokenTimesNS)); avg > BatchedAbove {
+			return avg
+		}
+	}
+	return 1
+}
+
+// CumulativeTokens returns, for each content event, the tokens received
+// up to and including it, by the counting TPOT uses (see View.Counting):
+// what a timeline's staircase climbs to.
+func (v *View) CumulativeTokens() []float64 {
+	out := make([]float64, v.Events)
+	n := 0.0
+	for i := range out {
+		n += v.eventTokens(i)
+		out[i] = n
+	}
+	return out
+}
+
+// tokens returns q's output token count and how it was known: per event
+// when the record holds a count for every event (as recorded: bench keeps
+// the server's or the tokenizer's counts, ones included, and runfile
+// reads a file of before, which left ones out, with them), the total
+// when the server's usage gave it, else the events.
 func tokens(q *runfile.Request) (int, Counting) {
 	events := len(q.TokenTimesNS)
 	n := q.OutputTokens
@@ -256,8 +277,6 @@ func tokens(q *runfile.Request) (int, Counting) {
 			}
 		}
 		return n, CountPerEvent
-	case q.TokenSource == runfile.TokensServer || q.TokenSource == runfile.TokensTokenizer || len(q.ServerTimesNS) > 0:
-		return max(n, events), CountPerEvent
 	case q.TokenSource == runfile.TokensUsage:
 		return n, CountTotal
 	}
@@ -272,6 +291,12 @@ func (v *View) GapStdMs() (float64, bool) {
 	}
 	return stats.Std(v.TokenIntervalsMs), true
 }
+
+// GapStat returns stat over the request's gaps between events, whether
+// it succeeded or not (a failed request's timeline marks its stalls too),
+// by the one per-request statistic ([View.Stat]); ok is false without
+// gaps.
+func (v *View) GapStat(stat string) (float64, bool) { return statOf(v.GapsMs, stat) }
 
 // MaxGapMs returns the request's longest gap between events and whether
 // it has one.

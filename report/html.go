@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/internal/android"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -93,6 +94,9 @@ type htmlView struct {
 	// Browser is the section of a browser run (model against
 	// measurement, three-layer timelines); nil otherwise.
 	Browser *browserView
+	// TraceMatch states how closely a trace replay kept its trace; ""
+	// for any other run.
+	TraceMatch string
 }
 
 type tableRowView struct {
@@ -158,13 +162,13 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 
 	// Verdict first.
-	crossed := failed(r)
+	crossed := gate.Failed(r.Verdicts)
 	v.Pass = len(crossed) == 0
 	switch {
 	case len(r.Verdicts) == 0:
 		v.NoVerdicts = true
 		v.Banner = "No thresholds were set for this run"
-	case len(notJudged(r)) == len(r.Verdicts):
+	case len(gate.NotJudged(r.Verdicts)) == len(r.Verdicts):
 		v.NoVerdicts = true
 		v.Banner = "NOT JUDGED: " + verdictHeadline(r)
 	case v.Pass:
@@ -279,6 +283,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	lc := LoadChart(r, o)
 	v.Load = chartView{lc.Name, lc.Title, template.HTML(lc.SVG)}
+	v.TraceMatch = traceLine(r)
 	if rows := reasoningRows(r); len(rows) > 0 {
 		v.ReasoningColumns, v.ReasoningRows, v.ThinkingNote = reasoningColumns, rows, thinkingNote(r)
 	}

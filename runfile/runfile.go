@@ -198,6 +198,17 @@ type Band struct {
 // Regressed reports whether the change is a regression.
 func (c Change) Regressed() bool { return c.Status == ChangeRegressed }
 
+// Regressed returns the comparison's changes that regressed, in order.
+func (c *Comparison) Regressed() []Change {
+	var out []Change
+	for _, x := range c.Changes {
+		if x.Regressed() {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // Tool names the program that wrote the run.
 type Tool struct {
 	Name      string `json:"name"`
@@ -297,6 +308,8 @@ type Config struct {
 	// the visible metrics count thinking events; a category it does not
 	// name shows only the answer.
 	ShowThinking map[string]bool `json:"show_thinking,omitempty"`
+	// Trace is the trace a replay (Arrival "trace") sent.
+	Trace *TraceConfig `json:"trace,omitempty"`
 }
 
 // ColdStart is the target's cold-start breakdown, in milliseconds.
@@ -396,6 +409,9 @@ type Request struct {
 	// thinking only; a run file written before it was recorded has none,
 	// and where its reasoning_events is above 0 the split is unknown.
 	ReasoningRuns [][2]int `json:"reasoning_runs,omitempty"`
+	// MaxTokens is the answer's length asked, in a trace replay: the
+	// recorded output length (see TraceMatch).
+	MaxTokens int `json:"max_tokens,omitempty"`
 }
 
 // ExtendRuns adds content event i, a thinking event, to runs (see
@@ -458,6 +474,8 @@ type Summary struct {
 	// Turns holds, for a run with conversations, the warm requests of each
 	// turn number, in turn order: how TTFT grows with the conversation.
 	Turns []TurnGroup `json:"turns,omitempty"`
+	// Trace is how closely a replay kept its trace (Arrival "trace").
+	Trace *TraceMatch `json:"trace,omitempty"`
 }
 
 // Goodput is how many of a scope's requests met every per-request

@@ -146,8 +146,12 @@ func ScheduleWarnings(run *runfile.Run) []string {
 	}
 	limit := LagLimit(run.Config.Rate)
 	if lag := o.ScheduleLagMs; lag.Count > 0 && Behind(run.Config.Rate, lag.P99) {
-		w = append(w, fmt.Sprintf("the client did not keep the %s schedule at %g requests/s: schedule lag p99 %.1f ms (max %.1f ms) is above %v; the target saw other arrivals than asked for, and TTFT from t_start leaves the lag out (scheduled_ttft_ms includes it)",
-			run.Config.Arrival, run.Config.Rate, lag.P99, lag.Max, limit))
+		what := fmt.Sprintf("the %s schedule at %g requests/s", run.Config.Arrival, run.Config.Rate)
+		if run.Config.Arrival == runfile.ArrivalTrace {
+			what = "the trace's schedule"
+		}
+		w = append(w, fmt.Sprintf("the client did not keep %s: schedule lag p99 %.1f ms (max %.1f ms) is above %v; the target saw other arrivals than asked for, and TTFT from t_start leaves the lag out (scheduled_ttft_ms includes it)",
+			what, lag.P99, lag.Max, limit))
 	}
 	return w
 }

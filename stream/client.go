@@ -698,6 +698,7 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 			tr.Err = overflow(tr, fmt.Sprintf("more than %d content events (Client.MaxContentEvents)", lim.ContentEvents))
 			return
 		}
+		tr.CountsSent = p.hasExt && (tr.CountsSent || len(tr.TokenTimes) == 0)
 		tr.TokenTimes = append(tr.TokenTimes, at)
 		tr.TokenCounts = append(tr.TokenCounts, tokens)
 		tr.ServerTimes = append(tr.ServerTimes, serverNS)

@@ -139,6 +139,11 @@ type Trace struct {
 	LlamaTimings *api.LlamaTimings
 	// Text is the concatenated content (reasoning excluded).
 	Text string
+	// CountsSent is true when every content event carried the server's
+	// tokenpulse extension, so that TokenCounts are the server's own
+	// counts (1 where the extension leaves tokens out, as its contract
+	// says) rather than one per event for want of any.
+	CountsSent bool
 }
 
 // OK reports whether the request succeeded.

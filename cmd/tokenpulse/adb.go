@@ -27,6 +27,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/bench"
 	"github.com/tokenpulse/tokenpulse/internal/android"
+	"github.com/tokenpulse/tokenpulse/repeats"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/runner"
 	"github.com/tokenpulse/tokenpulse/suite"
@@ -108,7 +109,7 @@ var hostOnlyFlags = map[string]bool{
 }
 
 // fileFlags are bench's flags naming a local file, pushed to the device.
-var fileFlags = map[string]bool{"model": true, "suite": true, "tokenizer": true, "tiers": true, "experience": true}
+var fileFlags = map[string]bool{"model": true, "suite": true, "tokenizer": true, "tiers": true, "experience": true, "trace": true}
 
 // checkPushedFiles checks that the files the flags name, which are
 // pushed to the device, are there to push.
@@ -268,7 +269,11 @@ func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 		if code == 0 || code == exitThreshold {
 			runErr = nil
 		}
-		return finishRepeats(cmd, r.local, dirs, runs, runErr, signalled || code == 130)
+		res, err := repeats.Collect(r.local, dirs, runs, runErr)
+		if err != nil {
+			return withCode(exitFailure, err)
+		}
+		return repeatsExit(cmd, res, signalled || code == 130)
 	}
 	run, err := r.collect(ctx)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/internal/abtest"
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
 )
 
@@ -186,11 +187,11 @@ func TestReportSaysStoredSummaryDiffers(t *testing.T) {
 // summary and its two runs instead of only saying run.json is missing.
 func TestReportOnAnABDirectory(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ABFile), []byte("{}"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, abtest.FileName), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	text, code := cliRun(t, "report", dir)
-	if code != exitFailure || !strings.Contains(text, "is an A/B directory") || !strings.Contains(text, ABTextFile) {
-		t.Errorf("exit %d, want %d pointing at %s:\n%s", code, exitFailure, ABTextFile, text)
+	if code != exitFailure || !strings.Contains(text, "is an A/B directory") || !strings.Contains(text, abtest.TextFileName) {
+		t.Errorf("exit %d, want %d pointing at %s:\n%s", code, exitFailure, abtest.TextFileName, text)
 	}
 }

@@ -105,7 +105,8 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 	// reasoning model's does.
 	thinking := b.p.ReasoningTokens
 	n := thinking + b.p.Tokens
-	if req.MaxTokens > 0 && req.MaxTokens < n {
+	if req.MaxTokens > 0 && (req.MaxTokens < n || req.IgnoreEOS) {
+		// ignore_eos generates past the answer's end, up to max_tokens.
 		n = req.MaxTokens
 		res.FinishReason = "length"
 	}

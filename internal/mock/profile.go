@@ -21,7 +21,9 @@ type Profile struct {
 	// the profile's.
 	Jitter time.Duration
 	// Tokens is the output length, capped by the request's max_tokens
-	// (finish reason "length" when capped, "stop" otherwise).
+	// (finish reason "length" when capped, "stop" otherwise); a request
+	// with ignore_eos and max_tokens gets max_tokens tokens, as a real
+	// server that ignores the end of sequence would give.
 	Tokens int
 	// TokensPerEvent is how many tokens one event carries (default 1); an
 	// event leaves when its last token is due.

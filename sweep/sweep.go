@@ -108,6 +108,25 @@ type Step struct {
 	Crossed []string `json:"crossed,omitempty"`
 	// Interrupted is set when the step's run stopped early.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// TTFT holds the step's judged TTFT thresholds, each with its own
+	// scope's figure ("[category:short] ttft.p95 < 250ms": the short
+	// category's p95), so that the report can chart the figure a
+	// threshold judged rather than the overall p95. Sweep files from
+	// before have none.
+	TTFT []Judged `json:"ttft,omitempty"`
+}
+
+// Judged is one threshold's figure at a step: the value of its own
+// scope and statistic, its limit, and whether it held.
+type Judged struct {
+	// Rule is the threshold as the report names it:
+	// "[category:short] ttft.p95 < 250ms".
+	Rule      string  `json:"rule"`
+	Scope     string  `json:"scope"`
+	Statistic string  `json:"statistic"`
+	ValueMs   float64 `json:"value_ms"`
+	LimitMs   float64 `json:"limit_ms"`
+	Passed    bool    `json:"passed"`
 }
 
 // StepOf returns the step of run, measured at load into dir.
@@ -125,6 +144,12 @@ func StepOf(load float64, dir string, run *runfile.Run) Step {
 	}
 	for _, v := range gate.Failed(run.Verdicts) {
 		s.Crossed = append(s.Crossed, "["+v.Scope+"] "+v.Rule)
+	}
+	for _, v := range run.Verdicts {
+		if v.Metric == "ttft" && v.Unit == "ms" && v.Judged() {
+			s.TTFT = append(s.TTFT, Judged{Rule: "[" + v.Scope + "] " + v.Rule, Scope: v.Scope, Statistic: v.Statistic,
+				ValueMs: v.Value, LimitMs: v.Limit, Passed: v.Passed})
+		}
 	}
 	s.Passed = len(s.Crossed) == 0 && !measure.Count(run).AllFailed() && o.Requests > 0
 	return s

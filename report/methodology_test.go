@@ -86,3 +86,22 @@ func TestMethodologyDisplayIsTheModels(t *testing.T) {
 		t.Errorf("methodology of a run without a display model does not name stats.DefaultDisplay (120 Hz, 8.5 ms):\n%s", md)
 	}
 }
+
+// A run whose tokens came from the server's per-event counts (tokenpulse
+// serve, mock, the browser run's relay) says so: the methodology's
+// sentence used to end on "in this run:".
+func TestTokenSourcesNameEverySource(t *testing.T) {
+	for _, tt := range []struct {
+		m    map[string]int
+		want string
+	}{
+		{map[string]int{"server": 12}, "12 from the server's per-event counts"},
+		{map[string]int{"usage": 3, "events": 2}, "3 from usage, 2 counted from events"},
+		{map[string]int{"tokenizer": 1, "later": 2}, "1 counted with the model's vocabulary (--tokenizer), 2 from later"},
+		{map[string]int{}, "no successful request"},
+	} {
+		if got := tokenSources(tt.m); got != tt.want {
+			t.Errorf("tokenSources(%v) = %q, want %q", tt.m, got, tt.want)
+		}
+	}
+}

@@ -154,7 +154,7 @@ func (s Linear) Every(step float64) []float64 {
 	}
 	var out []float64
 	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {
-		out = append(out, k*step)
+		out = append(out, k*step+0) // +0: no -0
 	}
 	return out
 }

@@ -141,7 +141,7 @@ func TestFit(t *testing.T) {
 			t.Errorf("Fit(%g) = %g step %g: does not hold the value in at most 8 steps", tt.v, top, step)
 		}
 	}
-	if got := (Linear{D0: 0, D1: 70}).Every(10); len(got) != 8 || got[7] != 70 {
+	if got := (Linear{D0: 0, D1: 70}).Every(10); len(got) != 8 || got[7] != 70 || Label(got[0]) != "0" {
 		t.Errorf("Every(10) on [0, 70] = %v", got)
 	}
 }

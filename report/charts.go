@@ -26,12 +26,13 @@ type Chart struct {
 }
 
 // Charts returns every chart of the HTML report of r, in page order: the
-// TTFT waterfall, TTFT by turn (a run with conversations only), the gap
-// histogram, one token-arrival timeline per offending request (see
+// TTFT waterfall, the distribution of TTFT and E2E (CDFChart), their
+// course over the run (TimeChart), TTFT by turn (a run with
+// conversations only), the gap histogram, one token-arrival timeline per offending request (see
 // Timelines), the load over the run (LoadChart), then the flame graph of
 // the run's CPU profile when it has one (see FlameGraph).
 func Charts(r *runfile.Run, o Options) []Chart {
-	out := []Chart{Waterfall(r, o)}
+	out := []Chart{Waterfall(r, o), CDFChart(r, o), TimeChart(r, o)}
 	if tc, ok := TurnChart(r, o); ok {
 		out = append(out, tc)
 	}

@@ -86,6 +86,12 @@ type htmlView struct {
 	// Browser is the section of a browser run (model against
 	// measurement, three-layer timelines); nil otherwise.
 	Browser *browserView
+	// CDF is the distribution of TTFT and E2E over every request, per
+	// category; OverTime their latency against the run's time.
+	CDF, OverTime chartView
+	// ErrorGroups is every error message of the run with its count
+	// (measure.ErrorGroups), for the errors table.
+	ErrorGroups []measure.ErrorGroup
 }
 
 type tableRowView struct {
@@ -247,6 +253,10 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	wf, gh := Waterfall(r, o), GapHistogram(r, o)
 	v.Waterfall = chartView{wf.Name, wf.Title, template.HTML(wf.SVG)}
 	v.Gaps = chartView{gh.Name, gh.Title, template.HTML(gh.SVG)}
+	cdf, ot := CDFChart(r, o), TimeChart(r, o)
+	v.CDF = chartView{cdf.Name, cdf.Title, template.HTML(cdf.SVG)}
+	v.OverTime = chartView{ot.Name, ot.Title, template.HTML(ot.SVG)}
+	v.ErrorGroups = measure.ErrorGroups(r)
 	for _, t := range Timelines(r, o) {
 		v.Timelines = append(v.Timelines, chartView{t.Name, t.Title, template.HTML(t.SVG)})
 	}

@@ -213,25 +213,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	v.PerEventNote = perEventOnlyNote(r)
 	v.ServerAccount = serverAccount(r)
 	if c := r.Comparison; c != nil {
-		cv := &comparisonView{Title: comparisonTitle(c), Result: comparisonResult(c), Regressed: c.Regressions > 0, Notes: c.Notes}
-		if c.Skipped == "" {
-			cv.Method = comparisonMethod(c)
-			if e := comparisonEvidence(c); e != "" {
-				cv.Method = e + ". " + cv.Method
-			}
-			cv.Columns = []string{"scope", "metric", "base", "new", "delta", "noise band", "p", "verdict"}
-			for _, x := range c.Changes {
-				rel := ""
-				if x.Base != 0 {
-					rel = fmt.Sprintf(" (%+.1f%%)", x.Relative*100)
-				}
-				cv.Rows = append(cv.Rows, comparisonRowView{Regressed: x.Regressed(), Cells: []string{
-					x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit),
-					fmt.Sprintf("%+.2f%s", x.Delta, rel), bandCell(x), pValue(x), string(x.Status),
-				}})
-			}
-		}
-		v.Comparison = cv
+		v.Comparison = newComparisonView(c)
 	}
 
 	v.ColdColumns = []string{"reqs", "errors", "ttft p50", "ttft max", "vis ttft p50", "gap p50", "gap max", "e2e p50"}
@@ -313,4 +295,31 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	v.GeneratedBy = fmt.Sprintf("%s %s", orDash(r.Tool.Name), orDash(r.Tool.Version))
 	return v
+}
+
+// newComparisonView is the table of a comparison: each change's scope,
+// metric, base and new figures, delta, noise band, p-value and verdict,
+// under the rule that judged them. The run report and the comparison's
+// own page (ComparisonHTML) share it.
+func newComparisonView(c *runfile.Comparison) *comparisonView {
+	cv := &comparisonView{Title: comparisonTitle(c), Result: comparisonResult(c), Regressed: c.Regressions > 0, Notes: c.Notes}
+	if c.Skipped != "" {
+		return cv
+	}
+	cv.Method = comparisonMethod(c)
+	if e := comparisonEvidence(c); e != "" {
+		cv.Method = e + ". " + cv.Method
+	}
+	cv.Columns = []string{"scope", "metric", "base", "new", "delta", "noise band", "p", "verdict"}
+	for _, x := range c.Changes {
+		rel := ""
+		if x.Base != 0 {
+			rel = fmt.Sprintf(" (%+.1f%%)", x.Relative*100)
+		}
+		cv.Rows = append(cv.Rows, comparisonRowView{Regressed: x.Regressed(), Cells: []string{
+			x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit),
+			fmt.Sprintf("%+.2f%s", x.Delta, rel), bandCell(x), pValue(x), string(x.Status),
+		}})
+	}
+	return cv
 }

@@ -203,7 +203,10 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	if err := sum.WriteText(cmd.OutOrStdout()); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tokenpulse: A/B written to %s (%s, a/run.json, b/run.json)\n", dir, ABFile)
+	if err := writeABHTML(filepath.Join(dir, ABHTMLFile), sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "tokenpulse: A/B written to %s (%s, %s, a/run.json, b/run.json)\n", dir, ABFile, ABHTMLFile)
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return withCode(130, errors.New("interrupted; what was measured is in "+dir))

@@ -92,6 +92,9 @@ type htmlView struct {
 	// ErrorGroups is every error message of the run with its count
 	// (measure.ErrorGroups), for the errors table.
 	ErrorGroups []measure.ErrorGroup
+	// Requests is the table of every warm request, sortable without a
+	// script; nil when none.
+	Requests *requestsView
 }
 
 type tableRowView struct {
@@ -239,6 +242,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	v.CDF = chartView{cdf.Name, cdf.Title, template.HTML(cdf.SVG)}
 	v.OverTime = chartView{ot.Name, ot.Title, template.HTML(ot.SVG)}
 	v.ErrorGroups = measure.ErrorGroups(r)
+	v.Requests = newRequestsView(r)
 	for _, t := range Timelines(r, o) {
 		v.Timelines = append(v.Timelines, chartView{t.Name, t.Title, template.HTML(t.SVG)})
 	}

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
 // svgText is a text element of a chart: its class, anchor, position and
@@ -158,5 +162,32 @@ func TestTTFTChartShowsTheJudgedThreshold(t *testing.T) {
 		if x0, _, x1, _ := tx.box(); x0 < 0 || x1 > 480 {
 			t.Errorf("%q runs off the chart (%.0f–%.0f)", tx.s, x0, x1)
 		}
+	}
+}
+
+// A sweep file from before Step.TTFT gets its steps' judged TTFT
+// thresholds from their run files.
+func TestFillTTFTFromRunFiles(t *testing.T) {
+	dir := t.TempDir()
+	run := &runfile.Run{SchemaVersion: runfile.SchemaVersion, Verdicts: []runfile.Verdict{
+		{Rule: "ttft.p95 < 250ms", Scope: "category:short", Metric: "ttft", Statistic: "p95", Operator: "<", Value: 300, Limit: 250, Unit: "ms"},
+		{Rule: "gap.max <= 120ms", Scope: "overall", Metric: "gap", Statistic: "max", Operator: "<=", Value: 20, Limit: 120, Unit: "ms", Passed: true},
+	}}
+	if err := os.MkdirAll(filepath.Join(dir, "01-rate-4"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Write(filepath.Join(dir, "01-rate-4", "run.json")); err != nil {
+		t.Fatal(err)
+	}
+	sw := &Sweep{Steps: []Step{{Load: 4, Dir: "01-rate-4"}, {Load: 8, Dir: "02-rate-8"}}}
+	if err := sw.FillTTFT(dir); err == nil {
+		t.Error("the missing run file of 02-rate-8 went unsaid")
+	}
+	got := sw.Steps[0].TTFT
+	if len(got) != 1 || got[0].Rule != "[category:short] ttft.p95 < 250ms" || got[0].ValueMs != 300 || got[0].Passed {
+		t.Errorf("step 4: %+v", got)
+	}
+	if sw.Steps[1].TTFT != nil {
+		t.Errorf("step 8 has no run file, got %+v", sw.Steps[1].TTFT)
 	}
 }

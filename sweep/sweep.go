@@ -21,6 +21,7 @@ package sweep
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -145,14 +146,45 @@ func StepOf(load float64, dir string, run *runfile.Run) Step {
 	for _, v := range gate.Failed(run.Verdicts) {
 		s.Crossed = append(s.Crossed, "["+v.Scope+"] "+v.Rule)
 	}
+	s.TTFT = judgedTTFT(run)
+	s.Passed = len(s.Crossed) == 0 && !measure.Count(run).AllFailed() && o.Requests > 0
+	return s
+}
+
+// judgedTTFT returns run's judged TTFT thresholds as a step holds them.
+func judgedTTFT(run *runfile.Run) []Judged {
+	var out []Judged
 	for _, v := range run.Verdicts {
 		if v.Metric == "ttft" && v.Unit == "ms" && v.Judged() {
-			s.TTFT = append(s.TTFT, Judged{Rule: "[" + v.Scope + "] " + v.Rule, Scope: v.Scope, Statistic: v.Statistic,
+			out = append(out, Judged{Rule: "[" + v.Scope + "] " + v.Rule, Scope: v.Scope, Statistic: v.Statistic,
 				ValueMs: v.Value, LimitMs: v.Limit, Passed: v.Passed})
 		}
 	}
-	s.Passed = len(s.Crossed) == 0 && !measure.Count(run).AllFailed() && o.Requests > 0
-	return s
+	return out
+}
+
+// FillTTFT gives each step of a sweep file written before Step.TTFT its
+// judged TTFT thresholds, read from the step's run file under dir (the
+// sweep directory), so that the report of an older sweep charts them
+// too. A step whose run file cannot be read keeps none; the first such
+// error is returned after every step was tried.
+func (s *Sweep) FillTTFT(dir string) error {
+	var first error
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if st.TTFT != nil || st.Dir == "" {
+			continue
+		}
+		run, err := runfile.Load(filepath.Join(dir, st.Dir, "run.json"))
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		st.TTFT = judgedTTFT(run)
+	}
+	return first
 }
 
 // Add appends a step.

@@ -99,13 +99,18 @@ const (
 )
 
 func (s *Sweep) chart(se series) Chart {
-	const w, h, left, right, top, bottom = chartW, chartH, padLeft, padRight, padTop, padBottom
+	const w, h, left, right, bottom = chartW, chartH, padLeft, padRight, padBottom
 	title := se.title + " against load"
 	steps := s.ByLoad()
 	rule, limit, judged := "", 0.0, false
 	if se.name == "ttft-p95" {
 		rule, limit, judged = s.judgedSeries()
 	}
+	top := padTop
+	if judged {
+		top += 12 // room for the key under the title, above the marks' labels
+	}
+	markRow := top - 6 // the baseline of the labels above the plot
 	c := svg.New(w, h, title, svg.Class("chart sweep"), svg.A("style", fontAttr+";background:#fff"))
 	c.Rect(0, 0, w, h, svg.A("fill", "#fff"))
 	c.Text(10, 18, se.title+" ("+se.unit+")", svg.A("fill", colText), svg.A("font-weight", "600"))

@@ -159,6 +159,11 @@ func TestTTFTChartShowsTheJudgedThreshold(t *testing.T) {
 		t.Errorf("knee label %.0f–%.0f overlaps capacity label %.0f–%.0f", k0, k1, c0, c1)
 	}
 	for _, tx := range texts {
+		if tx.class != "knee-label" {
+			if x0, y0, x1, y1 := tx.box(); x0 < k1 && k0 < x1 && y0 < ky1 && ky0 < y1 {
+				t.Errorf("knee label %.0f,%.0f–%.0f,%.0f overlaps %q", k0, ky0, k1, ky1, tx.s)
+			}
+		}
 		if x0, _, x1, _ := tx.box(); x0 < 0 || x1 > 480 {
 			t.Errorf("%q runs off the chart (%.0f–%.0f)", tx.s, x0, x1)
 		}
@@ -189,5 +194,34 @@ func TestFillTTFTFromRunFiles(t *testing.T) {
 	}
 	if sw.Steps[1].TTFT != nil {
 		t.Errorf("step 8 has no run file, got %+v", sw.Steps[1].TTFT)
+	}
+}
+
+// Without a capacity the knee's label stands above the plot, under the
+// TTFT chart's key and clear of it.
+func TestKneeLabelClearOfTheKey(t *testing.T) {
+	sw := &Sweep{SchemaVersion: SchemaVersion, Kind: KindRate, Steps: steps([]float64{2, 4, 8, 16}, []float64{20, 30, 90, 400})}
+	for i := range sw.Steps {
+		sw.Steps[i].TTFT = []Judged{{Rule: "[category:short] ttft.p95 < 250ms", ValueMs: sw.Steps[i].TTFTP95Ms, LimitMs: 250, Passed: i < 3}}
+	}
+	sw.Knee = FindKnee(sw.Steps, DefaultKneeRule())
+	texts, _ := parseSVG(t, sw.Charts()[0].SVG)
+	var knee *svgText
+	for i := range texts {
+		if texts[i].class == "knee-label" {
+			knee = &texts[i]
+		}
+	}
+	if knee == nil {
+		t.Fatal("no knee label")
+	}
+	k0, ky0, k1, ky1 := knee.box()
+	for _, tx := range texts {
+		if tx.class == "knee-label" {
+			continue
+		}
+		if x0, y0, x1, y1 := tx.box(); x0 < k1 && k0 < x1 && y0 < ky1 && ky0 < y1 {
+			t.Errorf("knee label %.0f,%.0f–%.0f,%.0f overlaps %q", k0, ky0, k1, ky1, tx.s)
+		}
 	}
 }

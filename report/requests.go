@@ -72,7 +72,7 @@ func newRequestsView(r *runfile.Run) *requestsView {
 			return g, w.OK && ok
 		}},
 	}
-	v.Columns = []string{"#", "prompt", "category", "TTFT ms", "E2E ms", "tokens", "TPOT ms", "longest gap ms", "error"}
+	v.Columns = []string{"#", "prompt", "category", "TTFT", "E2E", "tokens", "TPOT", "max gap", "error"}
 	v.KeyAt = make([]string, len(v.Columns))
 	ranks := make([][]int, len(keys))
 	for k, key := range keys {

@@ -108,6 +108,12 @@ func arrival(r *runfile.Run) string {
 	switch r.Config.Arrival {
 	case "", runfile.ArrivalClosed:
 		return "closed loop"
+	case runfile.ArrivalTrace:
+		// The trace itself is the suite ("trace:FILE"); its slice and
+		// speed are the load.
+		if t := r.Config.Trace; t != nil {
+			return fmt.Sprintf("trace at speed ×%s, window %d–%d ms", strconv.FormatFloat(t.Speed, 'g', -1, 64), t.WindowFromMS, t.WindowToMS)
+		}
 	}
 	return fmt.Sprintf("%s at %s/s", r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64))
 }

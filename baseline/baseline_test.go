@@ -101,3 +101,27 @@ func TestCompareNotesSettingsNotURLSpelling(t *testing.T) {
 		t.Errorf("notes %q do not name the suites", rep.Notes)
 	}
 }
+
+func TestTraceReplaysDifferBySpeedAndWindow(t *testing.T) {
+	replay := func(speed float64, from int64) *runfile.Run {
+		r := run("trace:day.jsonl")
+		r.Config.Arrival = runfile.ArrivalTrace
+		r.Config.Trace = &runfile.TraceConfig{File: "day.jsonl", Speed: speed, WindowFromMS: from}
+		return r
+	}
+	if d := Differences(replay(1, 0), replay(1, 0)); d != nil {
+		t.Errorf("the same replay: %v", d)
+	}
+	for _, c := range []struct {
+		other *runfile.Run
+		want  string
+	}{
+		{replay(2, 0), "arrival trace at speed ×1, window 0–0 ms, this one trace at speed ×2, window 0–0 ms"},
+		{replay(1, 5000), "this one trace at speed ×1, window 5000–0 ms"},
+	} {
+		d := Differences(replay(1, 0), c.other)
+		if len(d) != 1 || d[0].String() != c.want && !strings.Contains(d[0].String(), c.want) {
+			t.Errorf("Differences = %v, want %q", d, c.want)
+		}
+	}
+}

@@ -29,8 +29,9 @@ const (
 )
 
 // MaxScheduled bounds the requests one schedule may hold (a rate times a
-// duration beyond it is refused rather than allocated).
-const MaxScheduled = 1_000_000
+// duration beyond it is refused rather than allocated): the most a run
+// file holds, so that no run is made that report would refuse.
+const MaxScheduled = runfile.MaxRequests
 
 // Arrival describes an open loop's schedule: when each measured request
 // is to be sent, whatever happened to the requests before it.

@@ -67,6 +67,11 @@ type Config struct {
 	// while Concurrency requests are in flight waits for one to end; its
 	// record's schedule_lag_ns says how late it started.
 	Schedule []time.Duration
+	// Replay, when non-nil, runs the measured requests in an open loop
+	// on its arrivals, read as they come due (Schedule and Prompts are
+	// then unused); records carry their lag as with a Schedule, and
+	// max_tokens asked.
+	Replay Replay
 	// Clock keeps the Schedule (nil: [clock.Real]).
 	Clock clock.Clock
 	// atCeiling, when set (tests), is told of each scheduled request
@@ -130,8 +135,8 @@ func Run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 		}
 	}
 	out, err := run(ctx, cfg)
-	if err != nil {
-		err = context.Cause(ctx)
+	if cause := context.Cause(ctx); err != nil && cause != nil {
+		err = cause
 	}
 	return out, err
 }
@@ -182,14 +187,18 @@ func run(ctx context.Context, cfg Config) ([]runfile.Request, error) {
 		cfg.Began(cfg.clock().Now())
 	}
 	var done []runfile.Request
-	if cfg.Schedule != nil {
-		done = openLoop(ctx, cfg, &prog)
+	var replayErr error
+	if cfg.Schedule != nil || cfg.Replay != nil {
+		done, replayErr = openLoop(ctx, cfg, &prog)
 	} else {
 		done = closedLoop(ctx, cfg, &prog)
 	}
 	for _, r := range done {
 		r.Index = len(out)
 		out = append(out, r)
+	}
+	if replayErr != nil && ctx.Err() == nil {
+		return out, replayErr
 	}
 	return out, ctx.Err()
 }

@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/suite"
 )
 
 // openLoop sends cfg.Prompts[i] at cfg.Schedule[i] after the loop's
-// origin, whatever became of the requests before it (an open loop: the
+// origin (or each arrival of cfg.Replay at its time, read as it comes
+// due), whatever became of the requests before it (an open loop: the
 // target's slowness does not slow the arrivals, so no latency is
 // omitted). At most cfg.Concurrency requests are in flight: a request
 // due while the ceiling is reached waits for a slot, and the wait is part
@@ -18,20 +20,23 @@ import (
 // t_start. A conversation arrives on the schedule and holds its slot
 // until its last turn ends; each later turn is due when the answer
 // before it ended plus its think time, and its lag is counted from then.
-func openLoop(ctx context.Context, cfg Config, prog *progress) []runfile.Request {
+// The error is the replay's, should reading it fail.
+func openLoop(ctx context.Context, cfg Config, prog *progress) ([]runfile.Request, error) {
 	clk := cfg.clock()
 	c := max(cfg.Concurrency, 1)
-	n := min(len(cfg.Schedule), len(cfg.Prompts))
-	total, first := requests(cfg.Prompts[:n])
-	results := make([]slot, total)
+	src := cfg.arrivals()
+	results := make([]slot, src.total)
 	slots := make(chan struct{}, c)
 	var wg sync.WaitGroup
 	origin := clk.Now()
-dispatch:
-	for i := range n {
-		at := cfg.Schedule[i]
+	i := -1
+	err := src.each(func(at time.Duration, p suite.Prompt) bool {
+		i++
+		if src.first(i)+p.Requests() > len(results) {
+			return false // more arrivals than counted: the source changed
+		}
 		if clk.SleepUntil(ctx, origin.Add(at)) != nil {
-			break
+			return false
 		}
 		// A request that finds the ceiling reached waits for a slot; its
 		// slot wait runs from its due instant (the dispatcher may have
@@ -47,14 +52,14 @@ dispatch:
 			case slots <- struct{}{}:
 				waited = max(clk.Now().Sub(origin)-at, 0)
 			case <-ctx.Done():
-				break dispatch
+				return false
 			}
 		}
 		wg.Add(1)
 		dispatched := clk.Now()
+		first := src.first(i)
 		go func() {
 			defer wg.Done()
-			p := cfg.Prompts[i]
 			release := sync.OnceFunc(func() { <-slots })
 			defer release()
 			ask(ctx, cfg, p, func(k int, due time.Time, r runfile.Request) {
@@ -79,12 +84,16 @@ dispatch:
 				}
 				r.ScheduledNS = &sched
 				r.ScheduleLagNS = int64(start.Sub(origin)) - sched
-				j := first[i] + k
+				if cfg.Replay != nil {
+					r.MaxTokens = Request(p, cfg.MaxTokens).MaxTokens
+				}
+				j := first + k
 				results[j] = slot{r: r, done: true}
 				prog.add("measure", j, &results[j].r)
 			})
 		}()
-	}
+		return true
+	})
 	wg.Wait()
-	return finished(results)
+	return finished(results), err
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // Record returns the run file's record of the request that t traced. Index, Category,
-// PromptID, Cold and Warmup are left for the caller.
+// PromptID, Cold and Warmup are left for the caller. The per-event token
+// counts are recorded when the server sent them (t.CountsSent), all of
+// them, however many each is.
 func Record(t *stream.Trace) runfile.Request {
 	r := runfile.Request{
 		RequestID:       t.RequestID,
@@ -41,11 +43,10 @@ func Record(t *stream.Trace) runfile.Request {
 	for i, at := range t.TokenTimes {
 		r.TokenTimesNS[i] = int64(at)
 	}
-	for _, c := range t.TokenCounts {
-		if c != 1 {
-			r.TokenCounts = append([]int(nil), t.TokenCounts...)
-			break
-		}
+	// The counts are kept as the server sent them, ones included; where
+	// it sent none they are not known, and are left out.
+	if t.CountsSent && len(t.TokenCounts) == len(t.TokenTimes) {
+		r.TokenCounts = append([]int(nil), t.TokenCounts...)
 	}
 	for _, s := range t.ServerTimes {
 		if s != 0 {
@@ -54,6 +55,9 @@ func Record(t *stream.Trace) runfile.Request {
 		}
 	}
 	r.Server = serverTimings(t)
+	if len(t.ReasoningRuns) > 0 {
+		r.ReasoningRuns = append([][2]int(nil), t.ReasoningRuns...)
+	}
 	return r
 }
 

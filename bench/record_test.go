@@ -22,6 +22,7 @@ func TestRecordCopiesTheTrace(t *testing.T) {
 		TokenTimes:  []time.Duration{10 * time.Millisecond, 20 * time.Millisecond},
 		TokenCounts: []int{3, 2},
 		ServerTimes: []int64{100, 200},
+		CountsSent:  true,
 		Usage:       &api.Usage{PromptTokens: 7, CompletionTokens: 5},
 		Timings:     &api.Timings{PrefillNS: 2, DecodeNS: 3},
 	}
@@ -46,6 +47,12 @@ func TestRecordCopiesTheTrace(t *testing.T) {
 	}
 	if plain.ErrorKind != "cut" || plain.OK() {
 		t.Errorf("error kind %q", plain.ErrorKind)
+	}
+
+	// The server's counts are kept as it sent them, ones included.
+	ones := Record(&stream.Trace{TokenTimes: []time.Duration{1, 2}, TokenCounts: []int{1, 1}, ServerTimes: []int64{5, 6}, CountsSent: true})
+	if !reflect.DeepEqual(ones.TokenCounts, []int{1, 1}) {
+		t.Errorf("counts of one sent by the server: %v, want [1 1]", ones.TokenCounts)
 	}
 }
 

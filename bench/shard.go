@@ -36,6 +36,9 @@ import (
 //     exactly one shard: in an open loop the j-th arrival of the
 //     superposition asks prompt j, and its shard asks it; in a closed
 //     loop prompt j goes to shard j mod N.
+//   - A trace replay ([Workload.Replay]): its arrivals are dealt round
+//     the shards in turn (arrival j to shard j mod N), each sent at its
+//     recorded time, so that together they send the trace.
 //   - The cold request is shard 0's alone (a target has one cold start);
 //     every shard sends its own warm-up requests.
 type Shard struct {
@@ -179,6 +182,10 @@ func (w Workload) Plan() (ShardPlan, error) {
 	if err := s.Validate(); err != nil {
 		return ShardPlan{}, err
 	}
+	if w.Replay != nil {
+		n := w.Replay.Len()
+		return ShardPlan{Total: n, Requests: s.Part(n), Concurrency: s.Part(w.Concurrency)}, nil
+	}
 	if !s.Sharded() {
 		sched, err := w.Schedule()
 		if err != nil {
@@ -230,7 +237,7 @@ func (w Workload) validateShard() error {
 		return fmt.Errorf("the %s scenario cannot be sharded", w.Scenario)
 	case w.Concurrency < s.Count:
 		return fmt.Errorf("concurrency %d split over %d shards leaves a shard without a request in flight: give at least %d", w.Concurrency, s.Count, s.Count)
-	case !w.Arrival.Open() && w.Requests < s.Count:
+	case !w.Arrival.Open() && w.Replay == nil && w.Requests < s.Count:
 		return fmt.Errorf("%d requests split over %d shards leaves a shard without a request: give at least %d", w.Requests, s.Count, s.Count)
 	}
 	return nil

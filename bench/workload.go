@@ -50,6 +50,12 @@ type Workload struct {
 	// shard's part of it (see [Shard]): Requests, Concurrency and
 	// Arrival.Rate stay the whole run's.
 	Shard Shard
+	// Replay, when non-nil, sends a trace's arrivals in an open loop
+	// instead of the suite sample (the suite still gives the cold and
+	// warm-up prompts); Concurrency is then the ceiling on requests in
+	// flight, and Requests is unused. A shard sends its part of them
+	// (see [Shard]).
+	Replay Replay
 }
 
 // Schedule returns the open loop's arrivals (nil for a closed loop): a
@@ -66,6 +72,16 @@ func (w Workload) Schedule() ([]time.Duration, error) {
 	return a.Schedule(w.Seed)
 }
 
+// total is the number of requests w makes in a closed loop: the
+// measured ones, the warm-up ones and the cold one.
+func (w Workload) total() int {
+	n := w.Requests + w.Warmup
+	if w.Cold {
+		n++
+	}
+	return n
+}
+
 // Validate reports what makes w unrunnable.
 func (w Workload) Validate() error {
 	switch {
@@ -73,6 +89,8 @@ func (w Workload) Validate() error {
 		return errors.New("no suite")
 	case w.Requests < 1:
 		return fmt.Errorf("requests must be ≥ 1, not %d: a run without a measured request measures nothing", w.Requests)
+	case w.total() > runfile.MaxRequests:
+		return fmt.Errorf("%d requests with the cold and warm-up ones: a run file holds at most %d", w.total(), runfile.MaxRequests)
 	case w.Concurrency < 1:
 		return fmt.Errorf("concurrency must be ≥ 1, not %d", w.Concurrency)
 	case w.Warmup < 0:
@@ -81,6 +99,10 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("unknown scenario %q (want %q or none)", w.Scenario, ScenarioRapidFire)
 	case w.Scenario != "" && w.Arrival.Open():
 		return fmt.Errorf("the %s scenario paces itself: it takes no arrival rate", w.Scenario)
+	case w.Replay != nil && (w.Scenario != "" || w.Arrival.Open()):
+		return errors.New("a trace replay keeps the trace's own times: it takes no scenario and no arrival rate")
+	case w.Replay != nil && w.Replay.Len() < max(w.Shard.Count, 1):
+		return fmt.Errorf("the trace holds %d requests: too few for %d shards", w.Replay.Len(), w.Shard.Count)
 	}
 	if err := w.validateShard(); err != nil {
 		return err
@@ -113,6 +135,18 @@ func (w Workload) Config(base Config) Config {
 		cfg.Prompts = w.Suite.Sample(len(cfg.Schedule), w.Seed)
 	}
 	cfg.Concurrency = w.Concurrency
+	cfg.Replay = nil
+	if w.Replay != nil {
+		cfg.Prompts, cfg.Schedule, cfg.Replay = nil, nil, w.Replay
+		if w.Shard.Sharded() {
+			cfg.Replay = shardReplay{all: w.Replay, s: w.Shard}
+			cfg.Concurrency = w.Shard.Part(w.Concurrency)
+			if w.Shard.Index > 0 {
+				cfg.ColdPrompt = nil // the target's cold start is shard 0's
+			}
+		}
+		return cfg
+	}
 	if w.Shard.Sharded() {
 		// Validate has vetted the shard and the arrival.
 		p, _ := w.Plan()

@@ -4,7 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/suite"
 )
 
@@ -87,5 +89,40 @@ func TestRunWorkloadRefusesNoRequests(t *testing.T) {
 	}
 	if len(c.seen) != 0 {
 		t.Errorf("%d requests sent by a workload refused before it ran", len(c.seen))
+	}
+}
+
+// TestWorkloadRefusesWhatNoRunFileHolds checks that a workload the run
+// file could not hold (runfile.MaxRequests, counting the cold and
+// warm-up requests) is refused before it runs, rather than run and then
+// refused by report; an open loop's schedule is held to the same bound.
+func TestWorkloadRefusesWhatNoRunFileHolds(t *testing.T) {
+	base := Workload{Suite: workloadSuite(), Concurrency: 1, Seed: 1, Cold: true, Warmup: 2}
+	for _, tc := range []struct {
+		name string
+		w    func(Workload) Workload
+		want string // "" = accepted
+	}{
+		{"at the bound", func(w Workload) Workload { w.Requests = runfile.MaxRequests - 3; return w }, ""},
+		{"one past", func(w Workload) Workload { w.Requests = runfile.MaxRequests - 2; return w }, "at most 100000"},
+		{"-n 200000", func(w Workload) Workload { w.Requests = 200_000; w.Cold, w.Warmup = false, 0; return w }, "at most 100000"},
+		{"rate × duration", func(w Workload) Workload {
+			w.Requests = 10
+			w.Arrival = Arrival{Process: ArrivalPoisson, Rate: 1000, Duration: 200 * time.Second}
+			return w
+		}, "at most"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.w(base).Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one saying %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -31,13 +31,16 @@ type record struct {
 	Usage       *usage            `json:"usage"`
 	Timings     *timings          `json:"timings"`
 	Arrival     []float64         `json:"arrival"`
-	ServerNS    []float64         `json:"serverNS"`
-	Tokens      []int             `json:"tokens"`
-	Insert      []float64         `json:"insert"`
-	Paint       []float64         `json:"paint"`
-	PaintSource []string          `json:"paintSource"`
-	LongFrames  []span            `json:"longFrames"`
-	LongTasks   []span            `json:"longTasks"`
+	// Reasoning is, per event, "only" when it carried thinking and no
+	// answer text, "with-answer" when it carried both, "" otherwise.
+	Reasoning   []string  `json:"reasoning"`
+	ServerNS    []float64 `json:"serverNS"`
+	Tokens      []int     `json:"tokens"`
+	Insert      []float64 `json:"insert"`
+	Paint       []float64 `json:"paint"`
+	PaintSource []string  `json:"paintSource"`
+	LongFrames  []span    `json:"longFrames"`
+	LongTasks   []span    `json:"longTasks"`
 }
 
 type usage struct {
@@ -104,6 +107,12 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 	q.TokenTimesNS = make([]int64, len(r.Arrival))
 	for i, t := range r.Arrival {
 		q.TokenTimesNS[i] = since(t)
+		if i < len(r.Reasoning) && r.Reasoning[i] != "" {
+			q.ReasoningEvents++
+			if r.Reasoning[i] == "only" {
+				q.ReasoningRuns = runfile.ExtendRuns(q.ReasoningRuns, i)
+			}
+		}
 	}
 	if len(r.Arrival) > 0 {
 		q.TTFTNS = q.TokenTimesNS[0]
@@ -117,10 +126,9 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 	for _, t := range r.ServerNS {
 		server = server && t > 0
 	}
-	sum, batched := 0, false
+	sum := 0
 	for _, k := range r.Tokens {
 		sum += k
-		batched = batched || k != 1
 	}
 	if server {
 		q.ServerTimesNS = make([]int64, len(r.ServerNS))
@@ -129,8 +137,8 @@ func (r *record) request(offset int64, throttle float64) runfile.Request {
 		}
 		q.TokenSource = runfile.TokensServer
 		q.OutputTokens = sum
-		if batched {
-			q.TokenCounts = append([]int(nil), r.Tokens...)
+		if len(r.Tokens) == len(q.TokenTimesNS) {
+			q.TokenCounts = append([]int(nil), r.Tokens...) // as sent, ones included
 		}
 	}
 	if r.Usage != nil {

@@ -83,6 +83,20 @@ func sample(m measure.Metric) func(string) binding {
 	return func(string) binding { return binding{src: fromSample, metric: m} }
 }
 
+// tpot binds a TPOT metric: its mean, min, max and count are of the
+// per-request TPOTs (perRequest), its std and percentiles of the
+// per-token intervals (intervals), as DESIGN.md defines "TPOT std" and
+// "TPOT pNN".
+func tpot(perRequest, intervals measure.Metric) func(string) binding {
+	return func(stat string) binding {
+		switch stat {
+		case "mean", "min", "max", "count":
+			return binding{src: fromSample, metric: perRequest}
+		}
+		return binding{src: fromSample, metric: intervals}
+	}
+}
+
 // metrics is the table documented on Parse: each metric.stat is a stat of
 // one of package measure's samples.
 var metrics = map[string]metricDef{
@@ -99,15 +113,14 @@ var metrics = map[string]metricDef{
 	"paint_gap":       {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.PaintGap)},
 	"render_overhead": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.RenderOverhead)},
 	"long_frame":      {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.LongFrame)},
-	"tpot": {stats: setOf(distStats...), kind: timeUnit, bind: func(stat string) binding {
-		switch stat {
-		case "mean", "min", "max", "count":
-			return binding{src: fromSample, metric: measure.TPOT}
-		}
-		// DESIGN: "TPOT std" and "TPOT pNN" are statistics of the
-		// per-token intervals.
-		return binding{src: fromSample, metric: measure.TokenInterval}
-	}},
+	"tpot":            {stats: setOf(distStats...), kind: timeUnit, bind: tpot(measure.TPOT, measure.TokenInterval)},
+	// A reasoning model's two phases (DESIGN.md, "Reasoning models").
+	"reasoning_ttft": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.ReasoningTTFT)},
+	"answer_ttft":    {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.AnswerTTFT)},
+	"reasoning_span": {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.ReasoningSpan)},
+	"answer_span":    {stats: setOf(distStats...), kind: timeUnit, bind: sample(measure.AnswerSpan)},
+	"reasoning_tpot": {stats: setOf(distStats...), kind: timeUnit, bind: tpot(measure.ReasoningTPOT, measure.ReasoningInterval)},
+	"answer_tpot":    {stats: setOf(distStats...), kind: timeUnit, bind: tpot(measure.AnswerTPOT, measure.AnswerInterval)},
 	"errors": {stats: setOf("rate", "count"), kind: percentUnit,
 		bind: func(string) binding { return binding{src: perError} }},
 	"tokens_per_event": {stats: setOf("mean", "max"), kind: plainUnit,
@@ -179,6 +192,9 @@ func measureRule(r Rule, g *runfile.Group, views []measure.View) (float64, bool)
 func summaryDist(g *runfile.Group, m measure.Metric) stats.Distribution {
 	if m == measure.TokenInterval && g.TokenIntervalMs.Count == 0 {
 		return g.GapMs // a run file written before per-token intervals
+	}
+	if fb := measure.PhaseFallback(m); fb != "" && !measure.Reasoned(*g) {
+		return summaryDist(g, fb) // no thinking: the answer is the whole stream
 	}
 	if d := measure.Field(g, m); d != nil {
 		return *d

@@ -181,6 +181,13 @@ func ParseAll(exprs []string) ([]Rule, error) {
 //	paint_gap     PaintGapMs (pooled: pauses between paints)        time
 //	render_overhead  RenderOverheadMs (pooled: paint − arrival)     time
 //	long_frame    LongFrameMs (pooled: long animation frames)       time
+//	reasoning_ttft, answer_ttft  ReasoningTTFTMs, AnswerTTFTMs (per
+//	              request: the first thinking, the first answer event) time
+//	reasoning_span, answer_span  ReasoningSpanMs, AnswerSpanMs (per
+//	              request: the phase's last event less its first)   time
+//	reasoning_tpot, answer_tpot  as tpot, over the phase's own events:
+//	              ReasoningTPOTMs / ReasoningTokenIntervalMs, and the
+//	              answer's (a run that never thought: tpot's)       time
 //	errors        rate: Errors ÷ Requests; count: Errors   rate, count  %, none
 //	tokens_per_event  mean: TokensPerEvent (pooled ratio);
 //	              max: the largest ratio of one request      mean, max    none

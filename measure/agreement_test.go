@@ -75,6 +75,9 @@ func richRun(seed uint64) *runfile.Run {
 			q.Server = &runfile.ServerTimings{QueueNS: int64(r.IntN(5e6)), PrefillNS: q.TTFTNS - int64(2e6+r.IntN(3e6)),
 				DecodeNS: q.TokenTimesNS[len(q.TokenTimesNS)-1] - q.TTFTNS, DecodeTokens: q.OutputTokens, Source: "llama.cpp"}
 		}
+		if i%6 == 0 { // a reasoning model: its first three events think
+			q.ReasoningEvents, q.ReasoningRuns = 3, [][2]int{{0, 3}}
+		}
 		add(q)
 		if i%7 == 0 {
 			add(runfile.Request{Category: cat, Status: 500, Error: "http 500: boom", ErrorKind: "http"})
@@ -121,6 +124,31 @@ func summaryField(g runfile.Group, metric, stat string) (float64, bool) {
 		d = g.RenderOverheadMs
 	case "long_frame":
 		d = g.LongFrameMs
+	case "reasoning_ttft":
+		d = g.ReasoningTTFTMs
+	case "reasoning_span":
+		d = g.ReasoningSpanMs
+	case "answer_span":
+		d = g.AnswerSpanMs
+	case "answer_ttft":
+		if !measure.Reasoned(g) {
+			return summaryField(g, "ttft", stat)
+		}
+		d = g.AnswerTTFTMs
+	case "reasoning_tpot", "answer_tpot":
+		if metric == "answer_tpot" && !measure.Reasoned(g) {
+			return summaryField(g, "tpot", stat)
+		}
+		per, iv := g.ReasoningTPOTMs, g.ReasoningTokenIntervalMs
+		if metric == "answer_tpot" {
+			per, iv = g.AnswerTPOTMs, g.AnswerTokenIntervalMs
+		}
+		switch stat {
+		case "mean", "min", "max", "count":
+			d = per
+		default:
+			d = iv
+		}
 	case "tpot":
 		switch stat {
 		case "mean", "min", "max", "count":

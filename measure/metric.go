@@ -61,7 +61,7 @@ const (
 // Pooled reports whether m gives many values per request.
 func (m Metric) Pooled() bool {
 	switch m {
-	case Gap, TokenInterval, VisibleGap, PaintGap, RenderOverhead, LongFrame:
+	case Gap, TokenInterval, VisibleGap, PaintGap, RenderOverhead, LongFrame, ReasoningInterval, AnswerInterval:
 		return true
 	}
 	return false
@@ -83,13 +83,16 @@ func (v *View) Values(m Metric) []float64 {
 	if !v.OK {
 		return nil
 	}
+	if xs, ok := v.phaseValues(m); ok {
+		return xs
+	}
 	switch m {
 	case TTFT:
 		return one(v.TTFTMs, v.HasTTFT)
 	case E2E:
 		return one(v.E2EMs, true)
 	case VisibleTTFT:
-		return one(v.VisibleTTFTMs, v.HasTTFT)
+		return one(v.VisibleTTFTMs, v.HasVisible)
 	case TPOT:
 		return one(v.TPOTMs, v.HasTPOT)
 	case TPOTStd:
@@ -136,8 +139,10 @@ func Sample(views []View, m Metric) []float64 {
 // compare's per-request samples read ("gap.p95" of a request is the p95
 // of its own gaps). ok is false when the request has no value of m, or
 // stat is not a distribution's.
-func (v *View) Stat(m Metric, stat string) (float64, bool) {
-	xs := v.Values(m)
+func (v *View) Stat(m Metric, stat string) (float64, bool) { return statOf(v.Values(m), stat) }
+
+// statOf is stat over one request's values xs (see [View.Stat]).
+func statOf(xs []float64, stat string) (float64, bool) {
 	if len(xs) == 0 {
 		return 0, false
 	}
@@ -184,7 +189,11 @@ func Aggregate(views []View) runfile.Group {
 		g.TokensPerEvent = float64(g.OutputTokens) / float64(events)
 		g.Counting = string(counting)
 	}
+	thought := len(Sample(views, ReasoningTTFT)) > 0
 	for _, m := range summarised {
+		if phaseMetric(m) && !thought {
+			continue // the answer is the whole stream: ttft, tpot
+		}
 		*Field(&g, m) = stats.Describe(Sample(views, m))
 	}
 	for i := range views {
@@ -201,7 +210,8 @@ func Aggregate(views []View) runfile.Group {
 // summarised are the metrics whose distribution a summary group keeps.
 var summarised = []Metric{TTFT, TPOT, TPOTStd, Gap, TokenInterval, E2E, VisibleTTFT, VisibleGap,
 	TTFTNetwork, ServerTPOT, ScheduleLag, ScheduledTTFT, ScheduledE2E, PromptTokens,
-	PaintedTTFT, PaintGap, RenderOverhead, LongFrame}
+	PaintedTTFT, PaintGap, RenderOverhead, LongFrame,
+	ReasoningTTFT, AnswerTTFT, ReasoningSpan, AnswerSpan, ReasoningTPOT, AnswerTPOT, ReasoningInterval, AnswerInterval}
 
 // Field returns the distribution of m that a summary group keeps, nil for
 // a metric it keeps none of (max_gap, tokens_per_event: a group holds
@@ -244,6 +254,22 @@ func Field(g *runfile.Group, m Metric) *stats.Distribution {
 		return &g.LongFrameMs
 	case PromptTokens:
 		return &g.PromptTokens
+	case ReasoningTTFT:
+		return &g.ReasoningTTFTMs
+	case AnswerTTFT:
+		return &g.AnswerTTFTMs
+	case ReasoningSpan:
+		return &g.ReasoningSpanMs
+	case AnswerSpan:
+		return &g.AnswerSpanMs
+	case ReasoningTPOT:
+		return &g.ReasoningTPOTMs
+	case AnswerTPOT:
+		return &g.AnswerTPOTMs
+	case ReasoningInterval:
+		return &g.ReasoningTokenIntervalMs
+	case AnswerInterval:
+		return &g.AnswerTokenIntervalMs
 	}
 	return nil
 }
@@ -307,6 +333,7 @@ func Summarize(run *runfile.Run) {
 	for _, k := range Turns(run) {
 		run.Summary.Turns = append(run.Summary.Turns, runfile.TurnGroup{Turn: k, Group: Group(run, Turn(k))})
 	}
+	run.Summary.Trace = TraceMatch(run)
 }
 
 // Batched reports whether g's requests carried several tokens per event on

@@ -103,6 +103,18 @@ type View struct {
 
 	// Painted is what a browser run measured of the request's paints.
 	Painted Painted
+
+	// HasVisible is true when an event showed text on the display
+	// model: any content event when the request's thinking is shown, an
+	// answer event when it is not (ShowThinking).
+	HasVisible bool
+	// Split is true when it is known which events were thinking (a
+	// request with no reasoning event, or one whose record holds its
+	// reasoning_runs); Reasoning and Answer are then the two phases'
+	// figures, each over its own events.
+	Split     bool
+	Reasoning Phase
+	Answer    Phase
 }
 
 // Display returns the run's display model (60 Hz and 16 ms when the run
@@ -115,8 +127,18 @@ func Display(run *runfile.Run) stats.Display {
 	return d
 }
 
-// Of derives the view of q on display d.
-func Of(q *runfile.Request, d stats.Display) View {
+// Of derives the view of q on display d, its thinking not shown.
+func Of(q *runfile.Request, d stats.Display) View { return OfShown(q, d, false) }
+
+// ViewOf derives the view of q, a request of run, on the run's display
+// and with its category's choice of showing the thinking.
+func ViewOf(run *runfile.Run, q *runfile.Request) View {
+	return OfShown(q, Display(run), ShowsThinking(run, q.Category))
+}
+
+// OfShown derives the view of q on display d; showThinking says whether
+// the app shows the thinking, and so whether thinking events are visible.
+func OfShown(q *runfile.Request, d stats.Display, showThinking bool) View {
 	v := View{Req: q, OK: q.OK(), E2EMs: stats.Millis(q.E2ENS), Events: len(q.TokenTimesNS)}
 	v.OutputTokens, v.Counting = tokens(q)
 	if q.ScheduledNS != nil {
@@ -141,39 +163,9 @@ func Of(q *runfile.Request, d stats.Display) View {
 	// Tokens per event: exact, the average, or one. An exact count may be
 	// 0 (a tokenizer's count for an event that completed no token): its
 	// gap is carried into the next event's tokens.
-	per := func(i int) float64 { return 1 }
-	switch v.Counting {
-	case CountPerEvent:
-		if len(q.TokenCounts) == len(times) {
-			per = func(i int) float64 { return float64(max(q.TokenCounts[i], 0)) }
-		}
-	case CountTotal:
-		if avg := float64(v.OutputTokens) / float64(len(times)); avg > BatchedAbove {
-			per = func(int) float64 { return avg }
-		}
-	}
+	per := v.eventTokens
 	v.FirstEventTokens = per(0)
-	after, pending := 0.0, 0.0
-	for i, g := range v.GapsMs {
-		k := per(i + 1)
-		after += k
-		pending += g
-		switch {
-		case k == 0:
-			continue
-		case v.Counting == CountPerEvent && k > 1:
-			for range int(k) {
-				v.TokenIntervalsMs = append(v.TokenIntervalsMs, pending/k)
-			}
-		default:
-			v.TokenIntervalsMs = append(v.TokenIntervalsMs, pending/k)
-		}
-		pending = 0
-	}
-	if after > 0 {
-		v.HasTPOT = true
-		v.TPOTMs = (stats.Millis(times[len(times)-1]-times[0]) - pending) / after
-	}
+	v.TokenIntervalsMs, v.TPOTMs, v.HasTPOT = perToken(times, per, v.Counting == CountPerEvent)
 
 	if s := q.Server; s != nil && (s.QueueNS > 0 || s.PrefillNS > 0) {
 		v.HasServerSplit = true
@@ -188,19 +180,92 @@ func Of(q *runfile.Request, d stats.Display) View {
 		}
 	}
 
-	vis := d.Visible(times)
+	shown := times
+	v.Split = splitKnown(q)
+	if v.Split {
+		answer := phaseEvents(q, false)
+		v.Reasoning = phaseOf(times, phaseEvents(q, true), per, v.Counting == CountPerEvent)
+		v.Answer = phaseOf(times, answer, per, v.Counting == CountPerEvent)
+		if !showThinking {
+			shown = pick(times, answer)
+		}
+	}
+	if len(shown) == 0 {
+		return v
+	}
+	v.HasVisible = true
+	vis := d.Visible(shown)
 	v.VisibleTTFTMs = stats.Millis(vis[0])
-	for _, g := range d.VisibleGaps(times) {
+	for _, g := range d.VisibleGaps(shown) {
 		v.VisibleGapsMs = append(v.VisibleGapsMs, stats.Millis(g))
 	}
 	return v
 }
 
-// tokens returns q's output token count and how it was known. Counts
-// are per event when the record holds one per event, when its source says
-// so, or when the server sent its emit times (tokenpulse's extension sends
-// every event's token count beside its emit time; a record leaves the
-// counts out when every one is 1).
+// perToken returns the per-token intervals of the events at times, each
+// carrying per(i) tokens (exact: a count per event, an interval per
+// token), their TPOT, and whether it is defined (a token after the first
+// event). DESIGN.md, "token intervals" and "TPOT".
+func perToken(times []int64, per func(int) float64, exact bool) (intervals []float64, tpot float64, ok bool) {
+	after, pending := 0.0, 0.0
+	for i := 1; i < len(times); i++ {
+		k := per(i)
+		after += k
+		pending += stats.Millis(times[i] - times[i-1])
+		switch {
+		case k == 0:
+			continue
+		case exact && k > 1:
+			for range int(k) {
+				intervals = append(intervals, pending/k)
+			}
+		default:
+			intervals = append(intervals, pending/k)
+		}
+		pending = 0
+	}
+	if after > 0 {
+		return intervals, (stats.Millis(times[len(times)-1]-times[0]) - pending) / after, true
+	}
+	return intervals, 0, false
+}
+
+// eventTokens returns the tokens of content event i: its recorded count
+// (which may be 0) under CountPerEvent, the request's average under
+// CountTotal when its events batch tokens, else one.
+func (v *View) eventTokens(i int) float64 {
+	q := v.Req
+	switch v.Counting {
+	case CountPerEvent:
+		if len(q.TokenCounts) == len(q.TokenTimesNS) {
+			return float64(max(q.TokenCounts[i], 0))
+		}
+	case CountTotal:
+		if avg := float64(v.OutputTokens) / float64(len(q.TokenTimesNS)); avg > BatchedAbove {
+			return avg
+		}
+	}
+	return 1
+}
+
+// CumulativeTokens returns, for each content event, the tokens received
+// up to and including it, by the counting TPOT uses (see View.Counting):
+// what a timeline's staircase climbs to.
+func (v *View) CumulativeTokens() []float64 {
+	out := make([]float64, v.Events)
+	n := 0.0
+	for i := range out {
+		n += v.eventTokens(i)
+		out[i] = n
+	}
+	return out
+}
+
+// tokens returns q's output token count and how it was known: per event
+// when the record holds a count for every event (as recorded: bench keeps
+// the server's or the tokenizer's counts, ones included, and runfile
+// reads a file of before, which left ones out, with them), the total
+// when the server's usage gave it, else the events.
 func tokens(q *runfile.Request) (int, Counting) {
 	events := len(q.TokenTimesNS)
 	n := q.OutputTokens
@@ -212,8 +277,6 @@ func tokens(q *runfile.Request) (int, Counting) {
 			}
 		}
 		return n, CountPerEvent
-	case q.TokenSource == runfile.TokensServer || q.TokenSource == runfile.TokensTokenizer || len(q.ServerTimesNS) > 0:
-		return max(n, events), CountPerEvent
 	case q.TokenSource == runfile.TokensUsage:
 		return n, CountTotal
 	}
@@ -228,6 +291,12 @@ func (v *View) GapStdMs() (float64, bool) {
 	}
 	return stats.Std(v.TokenIntervalsMs), true
 }
+
+// GapStat returns stat over the request's gaps between events, whether
+// it succeeded or not (a failed request's timeline marks its stalls too),
+// by the one per-request statistic ([View.Stat]); ok is false without
+// gaps.
+func (v *View) GapStat(stat string) (float64, bool) { return statOf(v.GapsMs, stat) }
 
 // MaxGapMs returns the request's longest gap between events and whether
 // it has one.
@@ -258,7 +327,7 @@ func Views(run *runfile.Run, s Scope) []View {
 	reqs := Requests(run, s)
 	out := make([]View, len(reqs))
 	for i, q := range reqs {
-		out[i] = Of(q, d)
+		out[i] = OfShown(q, d, ShowsThinking(run, q.Category))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -88,13 +89,31 @@ func TestUsageNearOnePerEventIsNotBatching(t *testing.T) {
 	}
 }
 
-func TestServerTimesMeanCountsPerEvent(t *testing.T) {
-	// tokenpulse's extension sends the tokens of every event with its
-	// emit time; a record drops the counts when they are all 1.
+func TestCountsAreAsRecorded(t *testing.T) {
+	// Per-event counts come from the record alone: a record of today
+	// holds the server's counts, ones included.
 	times := evenly(10, 5, 4)
-	q := runfile.Request{TokenTimesNS: times, ServerTimesNS: []int64{1, 2, 3, 4}, OutputTokens: 4, TokenSource: "usage"}
+	q := runfile.Request{TokenTimesNS: times, TokenCounts: []int{1, 1, 1, 1}, ServerTimesNS: []int64{1, 2, 3, 4}, OutputTokens: 4, TokenSource: "usage"}
 	if v := Of(&q, stats.DefaultDisplay); v.Counting != CountPerEvent {
 		t.Errorf("counting = %s, want per-event", v.Counting)
+	}
+	// Without counts, emit times do not make them up: the usage's total.
+	q.TokenCounts = nil
+	if v := Of(&q, stats.DefaultDisplay); v.Counting != CountTotal {
+		t.Errorf("no counts: counting = %s, want total", v.Counting)
+	}
+}
+
+func TestOldShapeReadsPerEvent(t *testing.T) {
+	// A file of before left the counts out when all were 1; runfile reads
+	// it with them, so its figures are per event as they were.
+	var q runfile.Request
+	if err := json.Unmarshal([]byte(`{"token_times_ns":[10000000,15000000,20000000],"content_events":3,"output_tokens":2,"token_source":"usage","server_times_ns":[1,2,3]}`), &q); err != nil {
+		t.Fatal(err)
+	}
+	v := Of(&q, stats.DefaultDisplay)
+	if v.Counting != CountPerEvent || v.OutputTokens != 3 {
+		t.Errorf("counting %s, output tokens %d; want per-event, 3 (at least the events, as read before)", v.Counting, v.OutputTokens)
 	}
 }
 

@@ -128,20 +128,16 @@ func waterfallRows(r *runfile.Run, o Options) []waterfallRow {
 	for _, q := range cold {
 		rows = append(rows, waterfallRow{label(q), q})
 	}
-	sorted := append([]*runfile.Request(nil), warm...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].TTFTNS < sorted[j].TTFTNS })
+	// The requests nearest the percentiles the summary states.
+	names := []string{"p50", "p95", "p99", "max"}
 	seen := map[int]bool{}
-	for _, p := range []struct {
-		name string
-		p    float64
-	}{{"p50", 50}, {"p95", 95}, {"p99", 99}, {"max", 100}} {
-		// The request nearest the percentile the summary states.
-		q := sorted[stats.NearestIndex(len(sorted), p.p)]
+	for i, v := range measure.AtRanks(measure.Views(r, measure.Overall), measure.TTFT, 50, 95, 99, 100) {
+		q := v.Req
 		if seen[q.Index] {
 			continue
 		}
 		seen[q.Index] = true
-		rows = append(rows, waterfallRow{p.name + " " + label(q), q})
+		rows = append(rows, waterfallRow{names[i] + " " + label(q), q})
 	}
 	return rows
 }
@@ -558,26 +554,19 @@ func timeline(t timelineFor, o Options) Chart {
 		why = "no threshold was crossed; this is the warm request with the longest gap"
 	}
 	fittedText(c, chartPad, 48, why+"; "+rule.String(), w-2*chartPad, fontSize, svg.A("fill", colMuted))
-	key := fmt.Sprintf("TTFT %s ms · %s · E2E %s ms", fmtMS(stats.Millis(q.TTFTNS)), plural(len(q.TokenTimesNS), "event"), fmtMS(stats.Millis(q.E2ENS)))
+	v := measure.Of(q, stats.DefaultDisplay) // the display plays no part here
+	key := fmt.Sprintf("TTFT %s ms · %s · E2E %s ms", fmtMS(v.TTFTMs), plural(v.Events, "event"), fmtMS(v.E2EMs))
 	if len(stalls) > 0 {
 		key += " · " + plural(len(stalls), "stall")
 	}
 	c.Text(10, 64, key, svg.A("fill", colText))
 
-	// Cumulative tokens after each event.
-	cum := make([]int, len(q.TokenTimesNS))
-	n := 0
-	for i := range q.TokenTimesNS {
-		k := 1
-		if i < len(q.TokenCounts) && q.TokenCounts[i] > 0 {
-			k = q.TokenCounts[i]
-		}
-		n += k
-		cum[i] = n
-	}
+	// Tokens received after each event, counted as TPOT counts them.
+	cum := v.CumulativeTokens()
+	n := cum[len(cum)-1]
 	endNS := max(q.E2ENS, q.TokenTimesNS[len(q.TokenTimesNS)-1])
 	xs := svg.Linear{D0: 0, D1: svg.NiceMax(stats.Millis(endNS)), R0: left, R1: w - right}
-	ys := svg.Linear{D0: 0, D1: float64(max(n, 1)), R0: h - bottom, R1: top}
+	ys := svg.Linear{D0: 0, D1: max(n, 1), R0: h - bottom, R1: top}
 	for _, v := range xs.Ticks(8) {
 		c.Line(xs.Map(v), top, xs.Map(v), h-bottom, svg.A("stroke", colGrid))
 		c.Text(xs.Map(v), h-bottom+16, svg.Label(v), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
@@ -596,26 +585,26 @@ func timeline(t timelineFor, o Options) Chart {
 	// TTFT along the baseline, then the staircase.
 	t0 := xs.Map(stats.Millis(q.TokenTimesNS[0]))
 	c.Line(left, h-bottom, t0, h-bottom, svg.A("stroke", colModel), svg.A("stroke-width", "2"), svg.A("stroke-dasharray", "4,3"))
-	ttft := "TTFT " + fmtMS(stats.Millis(q.TTFTNS)) + " ms"
+	ttft := "TTFT " + fmtMS(v.TTFTMs) + " ms"
 	if t0-left > textWidth(ttft, fontSize)+8 { // otherwise the key above names it
 		c.Text(t0-4, h-bottom-6, ttft, svg.A("fill", colModel), svg.A("text-anchor", "end"))
 	}
 	p := (&svg.PathData{}).MoveTo(left, ys.Map(0))
-	prev := 0
+	prev := 0.0
 	for i, tns := range q.TokenTimesNS {
-		p.H(xs.Map(stats.Millis(tns))).V(ys.Map(float64(cum[i])))
+		p.H(xs.Map(stats.Millis(tns))).V(ys.Map(cum[i]))
 		prev = cum[i]
 	}
 	p.H(xs.Map(stats.Millis(endNS)))
 	c.Path(p, svg.Class("staircase"), svg.A("fill", "none"), svg.A("stroke", colModel), svg.A("stroke-width", "1.5"))
-	c.Text(xs.Map(stats.Millis(endNS)), ys.Map(float64(prev))-6, fmt.Sprintf("%d tokens", prev), svg.A("fill", colText), svg.A("text-anchor", "end"))
+	c.Text(xs.Map(stats.Millis(endNS)), ys.Map(prev)-6, fmt.Sprintf("%s tokens", strconv.FormatFloat(math.Round(prev), 'f', -1, 64)), svg.A("fill", colText), svg.A("text-anchor", "end"))
 	// Stalls over the line, so the red shows.
 	for _, s := range stalls {
 		x0, x1 := xs.Map(stats.Millis(s.FromNS)), xs.Map(stats.Millis(s.ToNS))
 		c.Group(svg.Class("stall"), svg.A("data-gap-ms", fmtMS(s.GapMS)), svg.A("data-after-token", strconv.Itoa(s.After)))
 		c.Title(fmt.Sprintf("stall of %s ms between tokens %d and %d", fmtMS(s.GapMS), s.After, s.After+1))
 		c.Rect(x0, top, x1-x0, h-bottom-top, svg.A("fill", colStall), svg.A("fill-opacity", "0.12"))
-		y := ys.Map(float64(cum[s.After-1]))
+		y := ys.Map(cum[s.After-1])
 		c.Line(x0, y, x1, y, svg.A("stroke", colStall), svg.A("stroke-width", "3"))
 		label := "stall " + fmtMS(s.GapMS) + " ms"
 		lx := (x0 + x1) / 2
@@ -628,7 +617,7 @@ func timeline(t timelineFor, o Options) Chart {
 	}
 
 	if !q.OK() {
-		c.Text(xs.Map(stats.Millis(endNS))-4, ys.Map(float64(prev))+14, "error: "+orDash(q.ErrorKind), svg.A("fill", colStall), svg.A("text-anchor", "end"))
+		c.Text(xs.Map(stats.Millis(endNS))-4, ys.Map(prev)+14, "error: "+orDash(q.ErrorKind), svg.A("fill", colStall), svg.A("text-anchor", "end"))
 	}
 	return Chart{Name: timelineName(q), Title: title, SVG: c.Bytes()}
 }

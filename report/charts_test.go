@@ -193,3 +193,53 @@ func TestWaterfallRows(t *testing.T) {
 		t.Errorf("waterfall draws %d requests, want %d", got, want)
 	}
 }
+
+// TestWaterfallRanksOnlyWhatTheSummaryRanks: the rows named p50 … max
+// are the requests at those ranks of the summary's TTFT sample, which
+// holds no failed request: a cut stream with the latest first token is
+// not the "max".
+func TestWaterfallRanksOnlyWhatTheSummaryRanks(t *testing.T) {
+	run := reporttest.StallRun()
+	cut := &run.Requests[len(run.Requests)-1]
+	if cut.OK() {
+		t.Fatal("the fixture's last request is not the cut stream")
+	}
+	for i := range cut.TokenTimesNS {
+		cut.TokenTimesNS[i] += 500e6
+	}
+	cut.TTFTNS, cut.E2ENS = cut.TokenTimesNS[0], cut.E2ENS+500e6
+	for _, row := range waterfallRows(run, Options{MaxWaterfall: 5}) {
+		if row.Q == cut {
+			t.Errorf("row %q is the failed request", row.Label)
+		}
+	}
+}
+
+// TestTimelineClimbsByTheCounts: a timeline's staircase counts tokens as
+// TPOT does: an event a tokenizer counted 0 tokens adds none, and events
+// that batch the server's usage total carry its average.
+func TestTimelineClimbsByTheCounts(t *testing.T) {
+	q := runfile.Request{Index: 0, RequestID: "r", PromptID: "p", Status: 200, TokenTimesNS: []int64{10e6, 20e6, 30e6},
+		ContentEvents: 3, E2ENS: 31e6, TTFTNS: 10e6}
+	for _, tc := range []struct {
+		name   string
+		set    func(*runfile.Request)
+		tokens string
+	}{
+		{"a tokenizer's zero", func(q *runfile.Request) {
+			q.TokenSource, q.TokenCounts, q.OutputTokens = runfile.TokensTokenizer, []int{1, 0, 2}, 3
+		}, "3 tokens"},
+		{"the usage's total over batched events", func(q *runfile.Request) {
+			q.TokenSource, q.OutputTokens = runfile.TokensUsage, 12
+		}, "12 tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := q
+			tc.set(&r)
+			c := timeline(timelineFor{Req: &r, Worst: true}, Options{})
+			if !strings.Contains(string(c.SVG), ">"+tc.tokens+"<") {
+				t.Errorf("the staircase does not end at %q:\n%s", tc.tokens, c.SVG)
+			}
+		})
+	}
+}

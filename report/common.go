@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
@@ -82,17 +83,6 @@ func fmtLimit(v float64, unit string) string {
 	return s + " " + unit
 }
 
-// failed returns the verdicts that did not pass, in run order.
-func failed(r *runfile.Run) []runfile.Verdict {
-	var out []runfile.Verdict
-	for _, v := range r.Verdicts {
-		if v.Failed() {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // maxErrorGroups is how many error messages a report lists before "and
 // N other messages".
 const maxErrorGroups = 5
@@ -160,7 +150,7 @@ type timelineFor struct {
 func timelines(r *runfile.Run, o Options) []timelineFor {
 	byIndex := map[int]int{}
 	var out []timelineFor
-	for _, v := range failed(r) {
+	for _, v := range gate.Failed(r.Verdicts) {
 		for _, off := range v.Offenders {
 			q := findRequest(r, off)
 			if q == nil || len(q.TokenTimesNS) == 0 {
@@ -186,7 +176,7 @@ func timelines(r *runfile.Run, o Options) []timelineFor {
 			}
 		}
 	}
-	if len(out) > 0 || len(failed(r)) > 0 {
+	if len(out) > 0 || len(gate.Failed(r.Verdicts)) > 0 {
 		return out
 	}
 	var worst *runfile.Request
@@ -267,8 +257,10 @@ func findStalls(q *runfile.Request, limitMS float64, o Options) (stallRule, []st
 	if o.StallMS > 0 {
 		limitMS = o.StallMS
 	}
-	gms := measure.Of(q, stats.DefaultDisplay).GapsMs // the display plays no part in gaps
-	rule := stallRule{LimitMS: limitMS, Factor: o.stallFactor(), MedianMS: stats.Describe(gms).P50}
+	v := measure.Of(q, stats.DefaultDisplay) // the display plays no part in gaps
+	gms := v.GapsMs
+	median, _ := v.GapStat("p50")
+	rule := stallRule{LimitMS: limitMS, Factor: o.stallFactor(), MedianMS: median}
 	th := rule.threshold()
 	var out []stall
 	for i, g := range gms {
@@ -365,7 +357,10 @@ func loadLine(r *runfile.Run) string {
 	if o.ConcurrencyMax > 0 {
 		s += fmt.Sprintf(", %.2f in flight on average (peak %d)", o.ConcurrencyMean, o.ConcurrencyMax)
 	}
-	if d := o.ScheduleLagMs; d.Count > 0 {
+	if d := o.ScheduleLagMs; d.Count > 0 && r.Config.Arrival == runfile.ArrivalTrace {
+		s += fmt.Sprintf("; trace arrivals: schedule lag p50 %s ms, p99 %s ms, max %s ms; TTFT from the due time p95 %s ms",
+			fmtMS(d.P50), fmtMS(d.P99), fmtMS(d.Max), ms(o.ScheduledTTFTMs, o.ScheduledTTFTMs.P95))
+	} else if d.Count > 0 {
 		s += fmt.Sprintf("; %s arrivals at %s/s: schedule lag p50 %s ms, p99 %s ms, max %s ms; TTFT from the due time p95 %s ms",
 			r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64), fmtMS(d.P50), fmtMS(d.P99), fmtMS(d.Max), ms(o.ScheduledTTFTMs, o.ScheduledTTFTMs.P95))
 		if o.SlotWaits > 0 {
@@ -373,4 +368,20 @@ func loadLine(r *runfile.Run) string {
 		}
 	}
 	return s
+}
+
+// traceLine states how closely a trace replay kept its trace: the
+// arrival match (KS distance of the inter-arrivals) and the length
+// match (answers at their recorded length).
+func traceLine(r *runfile.Run) string {
+	t := r.Summary.Trace
+	if t == nil {
+		return ""
+	}
+	s := "trace replay"
+	if c := r.Config.Trace; c != nil {
+		s += fmt.Sprintf(" of %s (%s, %d requests, speed ×%s, prompts in %s)", c.File, c.Format, c.Entries, strconv.FormatFloat(c.Speed, 'g', -1, 64), c.Vocabulary)
+	}
+	return s + fmt.Sprintf(": arrival match KS %.3f over %d inter-arrivals (recorded vs achieved); length match %d of %d answers at their recorded length",
+		t.KS, max(t.Arrivals-1, 0), t.AtLength, t.Answered)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -26,21 +27,10 @@ func notJudgedLine(v runfile.Verdict) string {
 	return "not judged: no data (" + reason + ")"
 }
 
-// notJudged returns the verdicts that were not judged, in run order.
-func notJudged(r *runfile.Run) []runfile.Verdict {
-	var out []runfile.Verdict
-	for _, v := range r.Verdicts {
-		if !v.Judged() {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // verdictHeadline is "all 4 thresholds held", "2 of 4 thresholds
 // crossed", with ", 1 not judged (no data)" when some were not.
 func verdictHeadline(r *runfile.Run) string {
-	n, skipped := len(failed(r)), len(notJudged(r))
+	n, skipped := len(gate.Failed(r.Verdicts)), len(gate.NotJudged(r.Verdicts))
 	judged := len(r.Verdicts) - skipped
 	var s string
 	switch {
@@ -174,17 +164,6 @@ func pValue(x runfile.Change) string {
 		return "<1e-4"
 	}
 	return strconv.FormatFloat(x.P, 'f', 4, 64)
-}
-
-// regressions returns the comparison's regressions.
-func regressions(c *runfile.Comparison) []runfile.Change {
-	var out []runfile.Change
-	for _, x := range c.Changes {
-		if x.Regressed() {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // baseStarted formats the base's start for the methodology.

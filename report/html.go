@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -77,6 +78,12 @@ type htmlView struct {
 	TurnColumns []string
 	TurnRows    [][]string
 	Turns       chartView
+	// ReasoningRows is the reasoning table (ReasoningColumns), for a run
+	// whose requests thought; ThinkingNote says what the visible
+	// figures count.
+	ReasoningColumns []string
+	ReasoningRows    [][]string
+	ThinkingNote     string
 	// Scenario is the rapid-fire table, when the run is one.
 	ScenarioSummary string
 	ScenarioColumns []string
@@ -95,6 +102,9 @@ type htmlView struct {
 	// Requests is the table of every warm request, sortable without a
 	// script; nil when none.
 	Requests *requestsView
+	// TraceMatch states how closely a trace replay kept its trace; ""
+	// for any other run.
+	TraceMatch string
 }
 
 type tableRowView struct {
@@ -160,13 +170,13 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 
 	// Verdict first.
-	crossed := failed(r)
+	crossed := gate.Failed(r.Verdicts)
 	v.Pass = len(crossed) == 0
 	switch {
 	case len(r.Verdicts) == 0:
 		v.NoVerdicts = true
 		v.Banner = "No thresholds were set for this run"
-	case len(notJudged(r)) == len(r.Verdicts):
+	case len(gate.NotJudged(r.Verdicts)) == len(r.Verdicts):
 		v.NoVerdicts = true
 		v.Banner = "NOT JUDGED: " + verdictHeadline(r)
 	case v.Pass:
@@ -265,6 +275,10 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	lc := LoadChart(r, o)
 	v.Load = chartView{lc.Name, lc.Title, template.HTML(lc.SVG)}
+	v.TraceMatch = traceLine(r)
+	if rows := reasoningRows(r); len(rows) > 0 {
+		v.ReasoningColumns, v.ReasoningRows, v.ThinkingNote = reasoningColumns, rows, thinkingNote(r)
+	}
 	if tc, ok := TurnChart(r, o); ok {
 		v.TurnColumns, v.TurnRows = turnColumns, turnRows(r)
 		v.Turns = chartView{tc.Name, tc.Title, template.HTML(tc.SVG)}

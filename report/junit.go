@@ -91,6 +91,7 @@ func JUnit(w io.Writer, r *runfile.Run) error {
 			s.Properties = append(s.Properties, p)
 		}
 	}
+	s.Properties = append(s.Properties, reasoningProperties(r.Summary.Overall)...)
 	for _, v := range r.Verdicts {
 		c := junitCase{Name: v.Rule, Classname: v.Scope, Time: "0"}
 		line := fmt.Sprintf("%s on %s: %s, limit %s", v.Metric+"."+v.Statistic, v.Scope, fmtValue(v.Value, v.Unit), fmtLimit(v.Limit, v.Unit))

@@ -104,7 +104,7 @@ func methodology(r *runfile.Run) []docSection {
 	}, Items: []string{
 		"`t_start` = 0: the instant the client begins to act on the request, before the body is serialised (the stand-in for the user's tap).",
 		"`t_sent`: the request is fully written (`httptrace` WroteRequest); `t_headers`: the response headers are received; `t_first_byte`: the first byte of the body.",
-		"`t_token[i]`: the arrival of the i-th output token, the instant the SSE decoder has read the blank line that terminates the i-th event whose delta carries non-empty content. Role-only and usage-only chunks are not tokens; reasoning deltas count as tokens and are flagged.",
+		"`t_token[i]`: the arrival of the i-th output token, the instant the SSE decoder has read the blank line that terminates the i-th event whose delta carries non-empty content. Role-only and usage-only chunks are not tokens; reasoning deltas count as tokens, and an event that carried a reasoning delta and no answer text is a thinking event: the time to the first answer token (`answer_ttft`) and each phase's span and TPOT are computed over the phase's own events.",
 		"TTFT = `t_token[0] − t_start`: from before the body is serialised to the first content event decoded. E2E = `t_last_event − t_start`.",
 		"Gaps (inter-token latency) = `t_token[i] − t_token[i−1]` for i ≥ 1. Gap statistics pool every gap of every successful warm request of a scope; the max gap is the worst stall a reader sees.",
 		"TPOT = `(t_last_event − t_first_event) / (output tokens − tokens of the first event)`: the time per output token after the first event, undefined when no token follows it. It is per token where the token counts are known (the server's per-event counts, or its usage total spread over the events); where no count was given, one token per event is assumed and TPOT and every per-token figure are per event. The TPOT std and percentiles are those of the per-token intervals (each gap divided by the tokens of the event that ended it).",
@@ -142,6 +142,12 @@ func methodology(r *runfile.Run) []docSection {
 	switch r.Config.Arrival {
 	case "", runfile.ArrivalClosed:
 		arrival = fmt.Sprintf("closed loop with %d concurrent %s", max(r.Config.Concurrency, 1), pluralWord(max(r.Config.Concurrency, 1), "stream"))
+	case runfile.ArrivalTrace:
+		arrival = fmt.Sprintf("a trace replayed at its recorded times (at most %d concurrent)", r.Config.Concurrency)
+		if t := r.Config.Trace; t != nil {
+			arrival = fmt.Sprintf("the trace `%s` (%s, %d requests) replayed at its recorded times ×1/%s, prompts of its recorded lengths in %s (at most %d concurrent)",
+				t.File, t.Format, t.Entries, strconv.FormatFloat(t.Speed, 'g', -1, 64), t.Vocabulary, r.Config.Concurrency)
+		}
 	default:
 		arrival = fmt.Sprintf("%s arrivals at %s requests/s (at most %d concurrent)", r.Config.Arrival, strconv.FormatFloat(r.Config.Rate, 'g', -1, 64), r.Config.Concurrency)
 	}
@@ -223,8 +229,8 @@ func methodology(r *runfile.Run) []docSection {
 		}
 	}
 	if len(th) > 0 || len(r.Verdicts) > 0 {
-		paras := []string{fmt.Sprintf("%d of %d verdicts crossed their threshold.", len(failed(r)), len(r.Verdicts))}
-		if nj := notJudged(r); len(nj) > 0 {
+		paras := []string{fmt.Sprintf("%d of %d verdicts crossed their threshold.", len(gate.Failed(r.Verdicts)), len(r.Verdicts))}
+		if nj := gate.NotJudged(r.Verdicts); len(nj) > 0 {
 			var parts []string
 			for _, v := range nj {
 				parts = append(parts, "`"+v.Rule+"` on "+v.Scope+": "+notJudgedLine(v))
@@ -252,7 +258,7 @@ func methodology(r *runfile.Run) []docSection {
 				fmt.Sprintf("The run was compared with %s (`--against %s`), a run of the same target, model and device made with the same suite, API, maximum output tokens, concurrency, arrival and scenario, unless a note below says otherwise. Per scope and metric, %s.", base, c.Against, comparisonMethod(c)),
 				"Result: " + comparisonResult(c) + ".",
 			}
-			for _, x := range regressions(c) {
+			for _, x := range c.Regressed() {
 				sec.Items = append(sec.Items, "Regression: "+changeLine(x))
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/stats"
 )
 
@@ -103,5 +104,47 @@ func TestTokenSourcesNameEverySource(t *testing.T) {
 		if got := tokenSources(tt.m); got != tt.want {
 			t.Errorf("tokenSources(%v) = %q, want %q", tt.m, got, tt.want)
 		}
+	}
+}
+
+func TestMethodologyNamesTheTrace(t *testing.T) {
+	run := reporttest.StallRun()
+	run.Config.Arrival, run.Config.Concurrency = runfile.ArrivalTrace, 256
+	run.Config.Trace = &runfile.TraceConfig{File: "day.jsonl", Format: "mooncake", Speed: 2, Entries: 12, Vocabulary: "stories260K.gguf (bundled)"}
+	var buf bytes.Buffer
+	if err := Methodology(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	want := "the trace `day.jsonl` (mooncake, 12 requests) replayed at its recorded times ×1/2, prompts of its recorded lengths in stories260K.gguf (bundled) (at most 256 concurrent)"
+	if md := buf.String(); !strings.Contains(md, want) || strings.Contains(md, "0 requests/s") {
+		t.Errorf("methodology lacks %q:\n%s", want, md)
+	}
+}
+
+func TestTextSummaryStatesTheTraceMatch(t *testing.T) {
+	run := reporttest.StallRun()
+	run.Config.Arrival = runfile.ArrivalTrace
+	run.Config.Trace = &runfile.TraceConfig{File: "day.jsonl", Format: "mooncake", Speed: 1, Entries: 12, Vocabulary: "v"}
+	run.Summary.Trace = &runfile.TraceMatch{KS: 0.125, Arrivals: 12, Answered: 11, AtLength: 10}
+	var buf bytes.Buffer
+	if err := Text(&buf, run, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "arrival match KS 0.125 over 11 inter-arrivals (recorded vs achieved); length match 10 of 11 answers at their recorded length"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("the text summary lacks %q:\n%s", want, buf.String())
+	}
+}
+
+func TestHTMLStatesTheTraceMatch(t *testing.T) {
+	run := reporttest.StallRun()
+	run.Config.Arrival = runfile.ArrivalTrace
+	run.Summary.Trace = &runfile.TraceMatch{KS: 0.125, Arrivals: 12, Answered: 11, AtLength: 10}
+	var buf bytes.Buffer
+	if err := HTML(&buf, run, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "arrival match KS 0.125 over 11 inter-arrivals"; !strings.Contains(buf.String(), want) {
+		t.Errorf("the HTML report lacks %q", want)
 	}
 }

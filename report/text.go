@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/gate"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -33,6 +34,7 @@ func Text(w io.Writer, r *runfile.Run, o Options) error {
 	t.header(r)
 	t.cold(r)
 	t.table(r)
+	t.reasoning(r)
 	t.browser(r)
 	t.turns(r)
 	t.scenario(r)
@@ -177,6 +179,9 @@ func (t *textWriter) table(r *runfile.Run) {
 	if s := loadLine(r); s != "" {
 		t.printf("%s\n", s)
 	}
+	if s := traceLine(r); s != "" {
+		t.printf("%s\n", s)
+	}
 	if s := goodputLine(r); s != "" {
 		t.printf("%s\n", s)
 	}
@@ -187,7 +192,7 @@ func (t *textWriter) verdicts(r *runfile.Run) {
 		return
 	}
 	head := "verdicts: " + verdictHeadline(r)
-	if len(failed(r)) > 0 {
+	if len(gate.Failed(r.Verdicts)) > 0 {
 		head = t.paint(ansiRed, head)
 	}
 	t.printf("\n%s\n", head)
@@ -277,7 +282,7 @@ func (t *textWriter) comparison(r *runfile.Run) {
 	if e := comparisonEvidence(c); e != "" {
 		t.printf("  %s\n", e)
 	}
-	for _, x := range regressions(c) {
+	for _, x := range c.Regressed() {
 		t.printf("  %s %s\n", t.paint(ansiRed, "✗"), changeLine(x))
 	}
 	for _, n := range c.Notes {

@@ -198,7 +198,12 @@ func TestPerEventAndPerTokenLabels(t *testing.T) {
 
 	// With the server's per-event counts there is no such note.
 	for i := range r.Requests {
-		r.Requests[i].TokenSource = "server"
+		q := &r.Requests[i]
+		q.TokenSource = "server"
+		q.TokenCounts = make([]int, len(q.TokenTimesNS))
+		for k := range q.TokenCounts {
+			q.TokenCounts[k] = 1
+		}
 	}
 	measure.Summarize(r)
 	text, html, _, _ = render(t, r)

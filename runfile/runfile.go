@@ -198,6 +198,17 @@ type Band struct {
 // Regressed reports whether the change is a regression.
 func (c Change) Regressed() bool { return c.Status == ChangeRegressed }
 
+// Regressed returns the comparison's changes that regressed, in order.
+func (c *Comparison) Regressed() []Change {
+	var out []Change
+	for _, x := range c.Changes {
+		if x.Regressed() {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // Tool names the program that wrote the run.
 type Tool struct {
 	Name      string `json:"name"`
@@ -289,6 +300,13 @@ type Config struct {
 	// Browser is set for a browser run (bench --browser): the page,
 	// render strategies, CPU throttling and the relay's added time.
 	Browser *Browser `json:"browser,omitempty"`
+	// ShowThinking maps a category to true when its app shows the
+	// thinking of a reasoning model (the suite's show_thinking), so that
+	// the visible metrics count thinking events; a category it does not
+	// name shows only the answer.
+	ShowThinking map[string]bool `json:"show_thinking,omitempty"`
+	// Trace is the trace a replay (Arrival "trace") sent.
+	Trace *TraceConfig `json:"trace,omitempty"`
 }
 
 // ColdStart is the target's cold-start breakdown, in milliseconds.
@@ -381,6 +399,27 @@ type Request struct {
 	// bench --tokenizer (the server sent no usage.prompt_tokens); absent
 	// when the server counted them.
 	PromptTokenSource TokenSource `json:"prompt_token_source,omitempty"`
+	// ReasoningRuns are the runs of thinking events, each the half-open
+	// range [from, to) of indexes into TokenTimesNS of consecutive content
+	// events that carried a reasoning delta and no answer text, in order.
+	// The other content events are the answer's. Absent when no event was
+	// thinking only; a run file written before it was recorded has none,
+	// and where its reasoning_events is above 0 the split is unknown.
+	ReasoningRuns [][2]int `json:"reasoning_runs,omitempty"`
+	// MaxTokens is the answer's length asked, in a trace replay: the
+	// recorded output length (see TraceMatch).
+	MaxTokens int `json:"max_tokens,omitempty"`
+}
+
+// ExtendRuns adds content event i, a thinking event, to runs (see
+// [Request.ReasoningRuns]): to the last run when that ends at i, else as
+// a run of its own. Events must come in order.
+func ExtendRuns(runs [][2]int, i int) [][2]int {
+	if n := len(runs); n > 0 && runs[n-1][1] == i {
+		runs[n-1][1] = i + 1
+		return runs
+	}
+	return append(runs, [2]int{i, i + 1})
 }
 
 // ServerTimings is the server's split of a request, in ns.
@@ -432,6 +471,8 @@ type Summary struct {
 	// Turns holds, for a run with conversations, the warm requests of each
 	// turn number, in turn order: how TTFT grows with the conversation.
 	Turns []TurnGroup `json:"turns,omitempty"`
+	// Trace is how closely a replay kept its trace (Arrival "trace").
+	Trace *TraceMatch `json:"trace,omitempty"`
 }
 
 // Goodput is how many of a scope's requests met every per-request
@@ -525,6 +566,22 @@ type Group struct {
 	// span); ConcurrencyMax the most in flight at once.
 	ConcurrencyMean float64 `json:"concurrency_mean,omitempty"`
 	ConcurrencyMax  int     `json:"concurrency_max,omitempty"`
+
+	// The two phases of a reasoning model's answers (package measure
+	// defines each): the first thinking and the first answer event's
+	// arrival, each phase's span and TPOT one value per request that had
+	// the phase, and its per-token intervals pooled. All have count 0
+	// when no request of the group thought (the answer is then the whole
+	// stream: ttft, tpot) and in a run file written before they were
+	// recorded.
+	ReasoningTTFTMs          stats.Distribution `json:"reasoning_ttft_ms,omitzero"`
+	AnswerTTFTMs             stats.Distribution `json:"answer_ttft_ms,omitzero"`
+	ReasoningSpanMs          stats.Distribution `json:"reasoning_span_ms,omitzero"`
+	AnswerSpanMs             stats.Distribution `json:"answer_span_ms,omitzero"`
+	ReasoningTPOTMs          stats.Distribution `json:"reasoning_tpot_ms,omitzero"`
+	AnswerTPOTMs             stats.Distribution `json:"answer_tpot_ms,omitzero"`
+	ReasoningTokenIntervalMs stats.Distribution `json:"reasoning_token_interval_ms,omitzero"`
+	AnswerTokenIntervalMs    stats.Distribution `json:"answer_token_interval_ms,omitzero"`
 }
 
 // TurnGroup is the aggregate of the warm requests that were turn Turn

@@ -159,6 +159,9 @@ func (q *Request) Validate() error {
 	if q.ReasoningEvents < 0 || q.ReasoningEvents > q.ContentEvents {
 		return fault("reasoning_events", "%d is outside 0..content_events (%d)", q.ReasoningEvents, q.ContentEvents)
 	}
+	if err := reasoningRuns(q); err != nil {
+		return err
+	}
 	if q.ForeignEvents < 0 {
 		return fault("foreign_events", "%d is negative", q.ForeignEvents)
 	}
@@ -325,6 +328,24 @@ func checkSet(reqs []Request, cfg Config, where func(int) string) error {
 				return &InvalidError{Where: where(i), Msg: fmt.Sprintf("measured request %d of a run configured for %d (config.requests): more requests than were asked for", draws, limit)}
 			}
 		}
+	}
+	return nil
+}
+
+// reasoningRuns checks q's reasoning_runs: ascending, disjoint, non-empty
+// ranges of its content events, holding no more events than
+// reasoning_events counts.
+func reasoningRuns(q *Request) error {
+	end, n := 0, 0
+	for i, r := range q.ReasoningRuns {
+		field := "reasoning_runs[" + strconv.Itoa(i) + "]"
+		if r[0] < end || r[1] <= r[0] || r[1] > q.ContentEvents {
+			return fault(field, "[%d, %d) is not a range of content events after the previous run's end %d, within 0..content_events (%d)", r[0], r[1], end, q.ContentEvents)
+		}
+		end, n = r[1], n+r[1]-r[0]
+	}
+	if n > q.ReasoningEvents {
+		return fault("reasoning_runs", "hold %d events, more than reasoning_events (%d)", n, q.ReasoningEvents)
 	}
 	return nil
 }

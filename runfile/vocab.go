@@ -45,6 +45,9 @@ const (
 	ArrivalGamma Arrival = "gamma"
 	// ArrivalConstant: exactly 1/Rate between arrivals.
 	ArrivalConstant Arrival = "constant"
+	// ArrivalTrace: a recorded trace's arrival times (Config.Trace),
+	// replayed.
+	ArrivalTrace Arrival = "trace"
 )
 
 // Open reports whether a is an open loop's process (a schedule): neither

@@ -35,6 +35,7 @@ func Finish(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet) {
 func finish(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet, unmeasured string, notes []string) {
 	var unsampled []string
 	run.Config.SuiteThresholds, unsampled = s.MeasuredThresholds(run.Requests)
+	run.Config.ShowThinking = s.ThinkingShown()
 	for _, c := range unsampled {
 		if run.StopReason != "" {
 			break // not for want of requests: the run stopped, and says why
@@ -71,8 +72,15 @@ func Rebuild(j *runfile.Journal) (*runfile.Run, error) {
 // (the journal's header, a shard's block).
 func recorded(run *runfile.Run, tierThresholds []string, experienceYAML string) (*suite.Suite, *gate.RuleSet, error) {
 	s := &suite.Suite{Name: run.Config.Suite}
-	for _, c := range slices.Sorted(maps.Keys(run.Config.SuiteThresholds)) {
-		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c]})
+	names := slices.Sorted(maps.Keys(run.Config.SuiteThresholds))
+	for c, shown := range run.Config.ShowThinking {
+		if shown && !slices.Contains(names, c) {
+			names = append(names, c)
+		}
+	}
+	slices.Sort(names)
+	for _, c := range names {
+		s.Categories = append(s.Categories, suite.Category{Name: c, Thresholds: run.Config.SuiteThresholds[c], ShowThinking: run.Config.ShowThinking[c]})
 	}
 	rules, err := gate.Recorded(run.Device.Tier, tierThresholds, experienceYAML)
 	return s, rules, err
@@ -138,8 +146,12 @@ func ScheduleWarnings(run *runfile.Run) []string {
 	}
 	limit := LagLimit(run.Config.Rate)
 	if lag := o.ScheduleLagMs; lag.Count > 0 && Behind(run.Config.Rate, lag.P99) {
-		w = append(w, fmt.Sprintf("the client did not keep the %s schedule at %g requests/s: schedule lag p99 %.1f ms (max %.1f ms) is above %v; the target saw other arrivals than asked for, and TTFT from t_start leaves the lag out (scheduled_ttft_ms includes it)",
-			run.Config.Arrival, run.Config.Rate, lag.P99, lag.Max, limit))
+		what := fmt.Sprintf("the %s schedule at %g requests/s", run.Config.Arrival, run.Config.Rate)
+		if run.Config.Arrival == runfile.ArrivalTrace {
+			what = "the trace's schedule"
+		}
+		w = append(w, fmt.Sprintf("the client did not keep %s: schedule lag p99 %.1f ms (max %.1f ms) is above %v; the target saw other arrivals than asked for, and TTFT from t_start leaves the lag out (scheduled_ttft_ms includes it)",
+			what, lag.P99, lag.Max, limit))
 	}
 	return w
 }

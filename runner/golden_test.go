@@ -80,7 +80,7 @@ func jsonOf(t *testing.T, v any) []byte {
 }
 
 func TestGoldenRunsFinishTheSame(t *testing.T) {
-	for _, name := range []string{"closed-tier", "open-gamma", "conversations"} {
+	for _, name := range []string{"closed-tier", "open-gamma", "conversations", "ones", "ones-kept"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("testdata", "golden", name)
 			rec, err := runfile.Load(filepath.Join(dir, FileName))

@@ -97,6 +97,8 @@ type Spec struct {
 	// wall-clock instant (bench --start-at: the common start of a sharded
 	// run's shards); the run's shard block records how late they began.
 	StartAt time.Time
+	// Trace is recorded as the config's trace (a trace replay).
+	Trace *runfile.TraceConfig
 }
 
 // Result is a measured run.
@@ -181,6 +183,10 @@ func New(s *Spec) (*runfile.Run, error) {
 		run.Config.DurationMS, run.Config.RampMS = a.Duration.Milliseconds(), a.Ramp.Milliseconds()
 		run.Config.Requests = len(schedule)
 	}
+	if w.Replay != nil {
+		run.Config.Arrival, run.Config.Requests = runfile.ArrivalTrace, w.Replay.Len()
+		run.Config.Trace = s.Trace
+	}
 	if w.Shard.Sharded() {
 		if err := shardOf(run, s, w); err != nil {
 			return nil, err
@@ -235,6 +241,7 @@ func JournalHeader(run *runfile.Run, s *suite.Suite, rules *gate.RuleSet) runfil
 			cfg.SuiteThresholds[c.Name] = append([]string(nil), c.Thresholds...)
 		}
 	}
+	cfg.ShowThinking = s.ThinkingShown()
 	return runfile.JournalHeader{
 		SchemaVersion: run.SchemaVersion, Tool: run.Tool, StartedAt: run.StartedAt, CommandLine: run.CommandLine,
 		Target: run.Target, Device: run.Device, Config: cfg, ColdStart: run.ColdStart,
@@ -387,4 +394,25 @@ func MakeDir(out string, started time.Time) (string, error) {
 		}
 		dir = fmt.Sprintf("%s-%d", base, i)
 	}
+}
+
+// ColdByDefault says whether a run measures its first request as the
+// target's cold start: as asked (bench --cold) when asked is non-nil,
+// else exactly when the run started the target itself (the embedded
+// server, whose first request is then its first ever).
+func ColdByDefault(started bool, asked *bool) bool {
+	if asked != nil {
+		return *asked
+	}
+	return started
+}
+
+// Later returns s as the run after the first of a series against one
+// target (a sweep's steps, repeats): the target's first request and its
+// cold start belong to the first run, so a later one measures no cold
+// request and records no cold start.
+func (s Spec) Later() Spec {
+	s.Workload.Cold = false
+	s.ColdStart = nil
+	return s
 }

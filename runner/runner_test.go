@@ -186,3 +186,18 @@ func TestRebuildKeepsBrowserAndProfile(t *testing.T) {
 		t.Errorf("rebuilt profile %+v, want cpu.pprof of 12 ms", p)
 	}
 }
+
+// TestColdByDefault: the one cold-by-default rule bench, sweep, --repeat
+// and the A/B follow: --cold when given, else a target the run started.
+func TestColdByDefault(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		started bool
+		asked   *bool
+		want    bool
+	}{{true, nil, true}, {false, nil, false}, {true, &no, false}, {false, &yes, true}} {
+		if got := runner.ColdByDefault(tc.started, tc.asked); got != tc.want {
+			t.Errorf("ColdByDefault(%v, %v) = %v, want %v", tc.started, tc.asked, got, tc.want)
+		}
+	}
+}

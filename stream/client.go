@@ -21,6 +21,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/api"
 	"github.com/tokenpulse/tokenpulse/internal/origin"
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/sse"
 )
 
@@ -697,12 +698,17 @@ func (c *Client) read(ctx context.Context, body io.ReadCloser, sc *stampConn, tr
 			tr.Err = overflow(tr, fmt.Sprintf("more than %d content events (Client.MaxContentEvents)", lim.ContentEvents))
 			return
 		}
+		tr.CountsSent = p.hasExt && (tr.CountsSent || len(tr.TokenTimes) == 0)
 		tr.TokenTimes = append(tr.TokenTimes, at)
 		tr.TokenCounts = append(tr.TokenCounts, tokens)
 		tr.ServerTimes = append(tr.ServerTimes, serverNS)
+		before := textEnd(tr)
 		tr.TextEnds = append(tr.TextEnds, len(p.text))
 		if p.reasoning {
 			tr.ReasoningEvents++
+			if len(p.text) == before {
+				tr.ReasoningRuns = runfile.ExtendRuns(tr.ReasoningRuns, len(tr.TokenTimes)-1)
+			}
 		}
 		if onToken != nil {
 			onToken(len(tr.TokenTimes)-1, at)

@@ -642,3 +642,36 @@ func TestErrorIsUnwrappable(t *testing.T) {
 		t.Errorf("errors.Is(Err, context.Canceled) = false for %v", tr.Err)
 	}
 }
+
+func TestCountsSentOnlyWhenEveryEventSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		frames []string
+		want   bool
+	}{
+		{"extension on every event, tokens left out", []string{
+			`data: {"choices":[{"delta":{"content":"a"}}],"tokenpulse":{"server_ns":100,"index":0}}` + "\n\n",
+			`data: {"choices":[{"delta":{"content":"b"}}],"tokenpulse":{"server_ns":200,"index":1}}` + "\n\n",
+		}, true},
+		{"no extension", []string{
+			`data: {"choices":[{"delta":{"content":"a"}}]}` + "\n\n",
+			`data: {"choices":[{"delta":{"content":"b"}}]}` + "\n\n",
+		}, false},
+		{"extension on the first event only", []string{
+			`data: {"choices":[{"delta":{"content":"a"}}],"tokenpulse":{"server_ns":100,"index":0}}` + "\n\n",
+			`data: {"choices":[{"delta":{"content":"b"}}]}` + "\n\n",
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frames := append(tc.frames, `data: {"choices":[{"delta":{},"finish_reason":"stop"}]}`+"\n\n", done)
+			c, _ := newScript(t, &script{frames: frames})
+			tr := c.Do(context.Background(), Request{Prompt: "p"})
+			if !tr.OK() {
+				t.Fatalf("Err = %v", tr.Err)
+			}
+			if tr.CountsSent != tc.want || !reflect.DeepEqual(tr.TokenCounts, []int{1, 1}) {
+				t.Errorf("CountsSent = %v, counts %v; want %v, [1 1]", tr.CountsSent, tr.TokenCounts, tc.want)
+			}
+		})
+	}
+}

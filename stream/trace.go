@@ -114,6 +114,11 @@ type Trace struct {
 	TextEnds []int
 	// ReasoningEvents counts content events that were reasoning deltas.
 	ReasoningEvents int
+	// ReasoningRuns are the runs of thinking events: each [from, to) of
+	// indexes into TokenTimes of consecutive events that carried a
+	// reasoning delta and no answer text (an event with both is the
+	// answer's). Nil when there was none.
+	ReasoningRuns [][2]int
 	// ForeignEvents counts events dropped because their id named another
 	// request (see [Client] for when ids are compared).
 	ForeignEvents int
@@ -134,6 +139,11 @@ type Trace struct {
 	LlamaTimings *api.LlamaTimings
 	// Text is the concatenated content (reasoning excluded).
 	Text string
+	// CountsSent is true when every content event carried the server's
+	// tokenpulse extension, so that TokenCounts are the server's own
+	// counts (1 where the extension leaves tokens out, as its contract
+	// says) rather than one per event for want of any.
+	CountsSent bool
 }
 
 // OK reports whether the request succeeded.

@@ -21,8 +21,8 @@ import (
 // reported as an unknown field, so a typo never passes silently.
 var (
 	suiteFields    = []string{"name", "description", "language", "defaults", "categories"}
-	defaultsFields = []string{"max_tokens", "system"}
-	categoryFields = []string{"name", "weight", "max_tokens", "description", "thresholds", "prompts"}
+	defaultsFields = []string{"max_tokens", "system", "show_thinking"}
+	categoryFields = []string{"name", "weight", "max_tokens", "description", "thresholds", "prompts", "show_thinking"}
 	promptFields   = []string{"id", "text", "turns", "language", "system", "max_tokens"}
 	turnFields     = []string{"text", "think"}
 )
@@ -162,6 +162,7 @@ func (p *parser) suite(data []byte) *Suite {
 		if dm := p.mapping(d, "defaults", defaultsFields); dm != nil {
 			s.Defaults.MaxTokens = p.maxTokens(dm, "defaults")
 			s.Defaults.System = p.text(dm, "defaults", "system", false)
+			s.Defaults.ShowThinking, _ = p.flag(dm, "defaults", "show_thinking")
 		}
 	}
 	cats := m.vals["categories"]
@@ -211,6 +212,11 @@ func (p *parser) category(n *yaml.Node, path string, s *Suite, seen *seen) Categ
 	}
 	c.Description = p.text(m, path, "description", false)
 	c.Thresholds = p.thresholds(m, path)
+	if v, ok := p.flag(m, path, "show_thinking"); ok {
+		c.ShowThinking = v
+	} else {
+		c.ShowThinking = s.Defaults.ShowThinking
+	}
 
 	prompts := m.vals["prompts"]
 	if isNull(prompts) {
@@ -430,6 +436,20 @@ func (p *parser) number(n *yaml.Node, field string) (float64, bool) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		p.fail(n, field, "must be a finite number")
 		return 0, false
+	}
+	return v, true
+}
+
+// flag returns the optional boolean field key of m and whether it was
+// given.
+func (p *parser) flag(m *mapping, path, key string) (v, ok bool) {
+	n := m.vals[key]
+	if isNull(n) {
+		return false, false
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&v) != nil {
+		p.fail(n, join(path, key), "must be true or false, not %s", describe(n))
+		return false, false
 	}
 	return v, true
 }

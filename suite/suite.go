@@ -27,6 +27,9 @@ type Defaults struct {
 	MaxTokens int
 	// System is the system prompt sent before each prompt, if any.
 	System string
+	// ShowThinking says whether the app shows a reasoning model's
+	// thinking (show_thinking); categories inherit it.
+	ShowThinking bool
 }
 
 // Category is a group of prompts that share a weight, a token budget and
@@ -46,6 +49,11 @@ type Category struct {
 	Thresholds []string
 	// Prompts in file order; a loaded category has at least one.
 	Prompts []Prompt
+	// ShowThinking says whether the category's app shows a reasoning
+	// model's thinking (after inheriting the suite default): the visible
+	// figures then count the thinking tokens; by default they start at
+	// the first answer token.
+	ShowThinking bool
 }
 
 // Prompt is one request of a suite. In a loaded suite every field is
@@ -105,4 +113,19 @@ func (s *Suite) Category(name string) *Category {
 		}
 	}
 	return nil
+}
+
+// ThinkingShown returns the categories whose app shows the thinking, as
+// a run file's config.show_thinking records them; nil when none does.
+func (s *Suite) ThinkingShown() map[string]bool {
+	var out map[string]bool
+	for _, c := range s.Categories {
+		if c.ShowThinking {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[c.Name] = true
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -21,13 +22,16 @@ func Marshal(s *Suite) ([]byte, error) {
 		put(root, "description", text(s.Description))
 	}
 	put(root, "language", str(s.Language))
-	if s.Defaults.MaxTokens > 0 || s.Defaults.System != "" {
+	if s.Defaults.MaxTokens > 0 || s.Defaults.System != "" || s.Defaults.ShowThinking {
 		d := &yaml.Node{Kind: yaml.MappingNode}
 		if s.Defaults.MaxTokens > 0 {
 			put(d, "max_tokens", num(s.Defaults.MaxTokens))
 		}
 		if s.Defaults.System != "" {
 			put(d, "system", text(s.Defaults.System))
+		}
+		if s.Defaults.ShowThinking {
+			put(d, "show_thinking", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
 		}
 		put(root, "defaults", d)
 	}
@@ -41,6 +45,9 @@ func Marshal(s *Suite) ([]byte, error) {
 		}
 		if c.Description != "" {
 			put(cm, "description", text(c.Description))
+		}
+		if c.ShowThinking != s.Defaults.ShowThinking {
+			put(cm, "show_thinking", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(c.ShowThinking)})
 		}
 		if len(c.Thresholds) > 0 {
 			th := &yaml.Node{Kind: yaml.SequenceNode}

@@ -42,6 +42,8 @@ const (
 	KindRate Kind = "rate"
 	// KindConcurrency: the closed loop's requests in flight.
 	KindConcurrency Kind = "concurrency"
+	// KindTraceSpeed: a trace replay's speed (bench --trace-speed).
+	KindTraceSpeed Kind = "trace-speed"
 )
 
 // Sweep is the sweep file.
@@ -198,10 +200,14 @@ func (s *Sweep) ByLoad() []Step {
 	return out
 }
 
-// Unit is the load's unit: "requests/s" or "in flight".
+// Unit is the load's unit: "requests/s", "in flight" or "× trace
+// speed".
 func (s *Sweep) Unit() string {
-	if s.Kind == KindConcurrency {
+	switch s.Kind {
+	case KindConcurrency:
 		return "in flight"
+	case KindTraceSpeed:
+		return "× trace speed"
 	}
 	return "requests/s"
 }

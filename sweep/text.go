@@ -21,7 +21,7 @@ func (s *Sweep) WriteText(w io.Writer) error {
 			verdict += " (interrupted)"
 		}
 		lag := "-"
-		if s.Kind == KindRate {
+		if s.Kind == KindRate || s.Kind == KindTraceSpeed {
 			lag = fmt.Sprintf("%.1f ms", st.LagP99Ms)
 		}
 		fmt.Fprintf(tw, "%g\t%.2f\t%.1f ms\t%.1f ms\t%.1f ms\t%.1f ms\t%.0f%%\t%.2f\t%d/%d\t%s\t%s\t\n",

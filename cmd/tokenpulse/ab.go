@@ -16,8 +16,6 @@ import (
 	"github.com/tokenpulse/tokenpulse/internal/abtest"
 	"github.com/tokenpulse/tokenpulse/internal/launch"
 	"github.com/tokenpulse/tokenpulse/measure"
-	"github.com/tokenpulse/tokenpulse/report"
-	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/runner"
 	"github.com/tokenpulse/tokenpulse/stream"
 	"github.com/tokenpulse/tokenpulse/suite"
@@ -31,12 +29,6 @@ type abFlags struct {
 func (a *abFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&a.modelB, "model-b", "", "A/B: also serve this GGUF file and measure it against --model (A) on the same prompts, interleaved A B B A ..., greedy unless --temperature is given; writes a/run.json, b/run.json and ab.json (sizes, TTFT, TPOT mean and p95, gap p95, longest stall, output agreement, compare's test of each change)")
 }
-
-// ABFile and ABTextFile are the A/B summary's files in the run directory.
-const (
-	ABFile     = "ab.json"
-	ABTextFile = "ab.txt"
-)
 
 // runAB measures --model (A) against --model-b (B): both served at once
 // by the embedded engine, the same sample of prompts sent to each one
@@ -58,6 +50,8 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 		return usageErr(errors.New("--model-b interleaves one request at a time: it takes no -c above 1, --rate or --scenario"))
 	case f.browser.on:
 		return usageErr(errors.New("--model-b measures the stream, not a page: it takes no --browser"))
+	case f.trace.on():
+		return usageErr(errors.New("--model-b interleaves one request at a time: it cannot keep a trace's times (--trace)"))
 	case fs.Changed("profile"):
 		return usageErr(errors.New("--model-b takes no --profile: both servers share one process; profile each with its own bench run"))
 	}
@@ -87,7 +81,7 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	cold := f.cold || !fs.Changed("cold")
+	cold := runner.ColdByDefault(true, f.coldAsked(fs)) // the A/B starts both servers
 	work := f.workload(s, cold, fs)
 	if err := work.Validate(); err != nil {
 		return usageErr(err)
@@ -113,109 +107,70 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 		return fmt.Errorf("run directory: %w", err)
 	}
 
-	type side struct {
-		label, path string
-		emb         *launch.Target
-		rec         *abtest.Recorder
-		run         *runfile.Run
+	formats, _ := f.outputs.formats() // checked above
+	cfg := abtest.Config{
+		Spec: runner.Spec{
+			Suite: s, Workload: work, Device: f.judge.device(), Tool: toolInfo(),
+			CommandLine: append([]string{"tokenpulse"}, os.Args[1:]...),
+			MaxTokens:   f.maxTokens, Timeout: f.timeout, Request: reqOpts, Rules: rules,
+			Now: func() time.Time { return started },
+		},
+		Dir: dir, Formats: formats, Fatal: refusedCredentials(f.apiKeyEnv),
 	}
-	sides := []*side{{label: "A", path: f.embedded.model}, {label: "B", path: f.ab.modelB}}
-	for _, sd := range sides {
+	var arms []abtest.Arm
+	for _, a := range []struct{ label, path string }{{"A", f.embedded.model}, {"B", f.ab.modelB}} {
 		m := f.embedded.engineModel()
-		m.Path = sd.path
+		m.Path = a.path
 		if !f.quiet {
-			fmt.Fprintf(stderr, "tokenpulse: starting the embedded server for %s (%s) ...\n", sd.label, orBundled(sd.path))
+			fmt.Fprintf(stderr, "tokenpulse: starting the embedded server for %s (%s) ...\n", a.label, orBundled(a.path))
 		}
 		emb, err := launch.StartTarget(ctx, m)
 		if err != nil {
-			return fmt.Errorf("%s: %w", sd.label, err)
+			return fmt.Errorf("%s: %w", a.label, err)
 		}
 		defer emb.Close()
-		sd.emb = emb
 		c := &stream.Client{BaseURL: emb.Target.URL, API: f.api, Model: emb.Target.Model, APIKey: os.Getenv(f.apiKeyEnv), Header: header}
 		if reqOpts != nil {
 			c.Options = *reqOpts
 		}
-		sd.rec = &abtest.Recorder{Doer: c}
 		target := emb.Target
 		target.API = f.api
-		sd.run, err = runner.New(&runner.Spec{
-			Suite: s, Workload: work, Target: target, ColdStart: emb.ColdStart,
-			Device: f.judge.device(), Tool: toolInfo(), CommandLine: append([]string{"tokenpulse"}, os.Args[1:]...),
-			MaxTokens: f.maxTokens, Timeout: f.timeout, Request: reqOpts, Rules: rules,
-			Now: func() time.Time { return started },
-		})
-		if err != nil {
-			return usageErr(err)
+		path := a.path
+		if path == "" {
+			path = emb.Backend.Model().Info().Path
 		}
+		arms = append(arms, abtest.Arm{Label: a.label, Path: path, Client: c, Target: target, ColdStart: emb.ColdStart})
 	}
-	base := bench.Config{MaxTokens: f.maxTokens, Timeout: f.timeout, Fatal: refusedCredentials(f.apiKeyEnv)}
-	ca, cb := base, base
-	ca.Client, cb.Client = sides[0].rec, sides[1].rec
 	prog := newProgressLine(stderr, f.quiet)
 	errs := 0
-	progress := func(st abtest.Step) {
+	cfg.Progress = func(st abtest.Step) {
 		if st.Last != nil && !st.Last.OK() {
 			errs++
 		}
 		prog.update(bench.Progress{Phase: st.Side + " " + st.Phase, Done: st.Done, Total: st.Total, Errors: errs})
 	}
-	restoreGC := stream.HoldGC()
-	ra, rb, runErr := abtest.Run(ctx, ca, cb, work, progress)
-	restoreGC()
+	res, err := abtest.Measure(ctx, cfg, arms[0], arms[1])
 	prog.finish()
-	finished := time.Now().UTC()
-	sides[0].run.Requests, sides[1].run.Requests = ra, rb
-	var views []abtest.Side
-	for _, sd := range sides {
-		sd.run.FinishedAt = finished
-		sd.run.Interrupted = runErr != nil
-		runner.Finish(sd.run, s, rules)
-		sub := filepath.Join(dir, map[string]string{"A": "a", "B": "b"}[sd.label])
-		path := filepath.Join(sub, runner.FileName)
-		if err := runner.Write(sd.run, sub); err != nil {
-			return fmt.Errorf("%s: %w", sd.label, err)
-		}
-		if formats, _ := f.outputs.formats(); len(formats) > 0 {
-			if err := report.WriteAll(sub, sd.run, report.Options{Formats: formats}); err != nil {
-				return fmt.Errorf("%s's reports: %w", sd.label, err)
-			}
-		}
-		modelPath := sd.path
-		if modelPath == "" {
-			modelPath = sd.emb.Backend.Model().Info().Path
-		}
-		views = append(views, abtest.NewSide(sd.label, modelPath, path, sd.run))
-	}
-	agree := abtest.Agree(sides[0].run, sides[1].run, sides[0].rec.Output, sides[1].rec.Output)
-	sum := abtest.Summarize(views[0], views[1], sides[0].run, sides[1].run, agree)
-	if err := sum.Write(filepath.Join(dir, ABFile)); err != nil {
-		return fmt.Errorf("writing the A/B summary: %w", err)
-	}
-	txt, err := os.Create(filepath.Join(dir, ABTextFile))
 	if err != nil {
 		return err
 	}
-	defer txt.Close()
-	if err := sum.WriteText(txt); err != nil {
+	if err := res.Summary.WriteText(cmd.OutOrStdout()); err != nil {
 		return err
 	}
-	if err := sum.WriteText(cmd.OutOrStdout()); err != nil {
+	if err := writeABHTML(filepath.Join(dir, ABHTMLFile), res.Summary); err != nil {
 		return err
 	}
-	if err := writeABHTML(filepath.Join(dir, ABHTMLFile), sum); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "tokenpulse: A/B written to %s (%s, %s, a/run.json, b/run.json)\n", dir, ABFile, ABHTMLFile)
+	fmt.Fprintf(stderr, "tokenpulse: A/B written to %s (%s, %s, a/run.json, b/run.json)\n", dir, abtest.FileName, ABHTMLFile)
+	runErr := res.Stopped
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return withCode(130, errors.New("interrupted; what was measured is in "+dir))
 		}
 		return withCode(exitFailure, fmt.Errorf("%w; what was measured is in %s", runErr, dir))
 	}
-	for _, sd := range sides {
-		if measure.Count(sd.run).AllFailed() {
-			return withCode(exitFailure, fmt.Errorf("every request to %s failed (first error: %s)", sd.label, firstError(sd.run)))
+	for i, run := range res.Runs {
+		if measure.Count(run).AllFailed() {
+			return withCode(exitFailure, fmt.Errorf("every request to %s failed (first error: %s)", arms[i].Label, firstError(run)))
 		}
 	}
 	return nil

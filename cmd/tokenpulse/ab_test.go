@@ -29,7 +29,7 @@ func TestBenchABSameModel(t *testing.T) {
 		}
 	}
 	var sum abtest.Summary
-	b, err := os.ReadFile(filepath.Join(out, ABFile))
+	b, err := os.ReadFile(filepath.Join(out, abtest.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestBenchABSameModel(t *testing.T) {
 	}
 	fa, _ := os.Stat(q8)
 	fb, _ := os.Stat(q4)
-	b, err = os.ReadFile(filepath.Join(out2, ABFile))
+	b, err = os.ReadFile(filepath.Join(out2, abtest.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

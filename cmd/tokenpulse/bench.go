@@ -9,12 +9,10 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,6 +77,7 @@ type benchFlags struct {
 	ab       abFlags
 	browser  browserFlags
 	shard    shardFlags
+	trace    traceFlags
 }
 
 func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
@@ -150,6 +149,7 @@ measured is still written).`,
 	f.ab.register(fl)
 	f.browser.register(fl)
 	f.shard.register(fl)
+	f.trace.register(fl)
 	return cmd
 }
 
@@ -160,13 +160,11 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 		}
 		return runAB(cmd, f)
 	}
-	plan, err := planBench(cmd.Flags(), f)
+	plan, ctx, stop, err := beginBench(cmd, f)
 	if err != nil {
 		return err
 	}
 	defer plan.close()
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	t, err := plan.openTarget(ctx, stderr)
@@ -349,6 +347,12 @@ func (f *benchFlags) workload(s *suite.Suite, cold bool, fs *pflag.FlagSet) benc
 		if f.duration == 0 || fs.Changed("requests") {
 			w.Arrival.Max = f.requests
 		}
+		if !fs.Changed("concurrency") {
+			w.Concurrency = defaultCeiling
+		}
+	}
+	if f.trace.replay != nil {
+		w.Replay = f.trace.replay.WithSpeed(f.trace.speed)
 		if !fs.Changed("concurrency") {
 			w.Concurrency = defaultCeiling
 		}

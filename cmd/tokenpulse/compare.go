@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,11 +142,14 @@ func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
 		if cur, err = loadRun(args[0], cmd.ErrOrStderr()); err != nil {
 			return err
 		}
-		hist, name, _, err := recordedBase(cmd.Context(), f.history, f.against, f.any, cur, opts.NoiseRuns)
+		if err := store.CheckAgainst(f.against); err != nil {
+			return usageErr(err)
+		}
+		b, err := store.FindBase(cmd.Context(), f.history, f.against, f.any, cur, opts.NoiseRuns)
 		if err != nil {
 			return err
 		}
-		return writeComparison(cmd, f, baseline.CompareHistory(hist, cur, opts), "comparing against "+name)
+		return writeComparison(cmd, f, baseline.CompareHistory(b.Runs, cur, opts), "comparing against "+b.Name)
 	}
 
 	rep := baseline.Compare(base, cur, opts)
@@ -181,72 +183,6 @@ func writeComparison(cmd *cobra.Command, f *compareFlags, rep compare.Report, he
 	}
 	return nil
 }
-
-// recordedBase finds the base run named by against ("last" or a history
-// id) in the history at historyPath ("" = the default), under package
-// baseline's policy (any: --against-any), and names it. It returns the
-// base first, then, for "last", up to noiseRuns−1 earlier comparable runs
-// newest first: the history of a noise band (compare.Against). When
-// "last" finds no usable earlier run the error is an *errNoBase; when the
-// base's settings differ from cur's, an *errNoBase that names each
-// difference.
-func recordedBase(ctx context.Context, historyPath, against string, any bool, cur *runfile.Run, noiseRuns int) ([]*runfile.Run, string, int64, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	s, err := store.OpenRead(historyPath)
-	if errors.Is(err, store.ErrNoFile) {
-		// Nothing recorded yet: no base, and no file created to say so.
-		return nil, "", 0, &errNoBase{fmt.Sprintf("no earlier run of %s, model %q, device %q: %v", cur.Target.Key(), cur.Target.Model, cur.Device.Key(), err)}
-	}
-	if err != nil {
-		return nil, "", 0, err
-	}
-	defer s.Close()
-	var e store.Entry
-	var run *runfile.Run
-	var hist []*runfile.Run
-	var refusal *baseline.Refusal
-	if against == "last" {
-		var es []store.Entry
-		es, hist, err = s.Comparable(ctx, cur, baseline.Policy{AnyConfig: any}, max(noiseRuns, 1))
-		if err == nil {
-			e, run = es[0], hist[0]
-		}
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, "", 0, &errNoBase{fmt.Sprintf("no earlier run of %s, model %q, device %q in %s", cur.Target.Key(), cur.Target.Model, cur.Device.Key(), s.Path())}
-		}
-		if errors.As(err, &refusal) {
-			return nil, "", 0, &errNoBase{refusal.Error() + "; pass --against-any to compare anyway"}
-		}
-		if err != nil {
-			return nil, "", 0, err
-		}
-	} else {
-		id, err := strconv.ParseInt(against, 10, 64)
-		if err != nil {
-			return nil, "", 0, usageErr(fmt.Errorf("--against: want \"last\" or a history id, got %q", against))
-		}
-		if e, run, err = s.Get(ctx, id); err != nil {
-			return nil, "", 0, fmt.Errorf("%s: %w", s.Path(), err)
-		}
-		// A run named by its id is taken even if interrupted, but not
-		// with other settings.
-		if errors.As(baseline.Policy{AnyConfig: any, AllowUnusable: true}.Check(run, cur), &refusal) {
-			refusal.Base = fmt.Sprintf("history run %d", id)
-			return nil, "", 0, &errNoBase{refusal.Error() + "; pass --against-any to compare anyway"}
-		}
-		hist = []*runfile.Run{run}
-	}
-	return hist, fmt.Sprintf("history run %d (%s)", e.ID, e.StartedAt.Format(time.RFC3339)), e.ID, nil
-}
-
-// errNoBase says that the history holds no run to compare with, or only
-// one made with other settings: not a failure for a run that judges
-// thresholds anyway.
-type errNoBase struct{ msg string }
-
-func (e *errNoBase) Error() string { return e.msg }
 
 // compareFraction reads "10%" as 0.1 and "0.1" as 0.1.
 func compareFraction(s string) (float64, error) {

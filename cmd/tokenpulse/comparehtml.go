@@ -88,7 +88,7 @@ func orDashCmd(s string) string {
 // isABDir reports whether dir is an A/B's directory (bench --model-b):
 // it holds ab.json and no run.json.
 func isABDir(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, ABFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, abtest.FileName)); err != nil {
 		return false
 	}
 	_, err := os.Stat(filepath.Join(dir, runFileName))
@@ -98,13 +98,13 @@ func isABDir(dir string) bool {
 // renderAB prints an A/B directory's summary (as ab.txt has it) and
 // writes its page, ab.html, again.
 func renderAB(cmd *cobra.Command, dir string) error {
-	data, err := os.ReadFile(filepath.Join(dir, ABFile))
+	data, err := os.ReadFile(filepath.Join(dir, abtest.FileName))
 	if err != nil {
 		return err
 	}
 	var sum abtest.Summary
 	if err := json.Unmarshal(data, &sum); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, ABFile), err)
+		return fmt.Errorf("%s: %w", filepath.Join(dir, abtest.FileName), err)
 	}
 	if err := sum.WriteText(cmd.OutOrStdout()); err != nil {
 		return err

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/baseline"
 	"github.com/tokenpulse/tokenpulse/compare"
+	"github.com/tokenpulse/tokenpulse/internal/delivery"
 	"github.com/tokenpulse/tokenpulse/internal/notify"
 	"github.com/tokenpulse/tokenpulse/internal/publish"
-	"github.com/tokenpulse/tokenpulse/report"
+	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
 
@@ -77,9 +77,9 @@ func (d *deliverFlags) check() error {
 	if d.againstAny && d.against == "" {
 		return errors.New("--against-any goes with --against")
 	}
-	if d.against != "" && d.against != "last" {
-		if _, err := strconv.ParseInt(d.against, 10, 64); err != nil {
-			return fmt.Errorf("--against: want \"last\" or a history id, got %q", d.against)
+	if d.against != "" {
+		if err := store.CheckAgainst(d.against); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -106,44 +106,9 @@ func (d *deliverFlags) deliver(ctx context.Context, stderr io.Writer, run *runfi
 		errs = append(errs, err)
 	}
 	out.regressions = d.regressions
-	reportURL := ""
-	if d.dest != nil {
-		res, err := publish.Upload(ctx, *d.dest, dir, publish.Options{
-			PresignExpiry: d.presign,
-			Progress: func(done, total int, name string) {
-				fmt.Fprintf(stderr, "tokenpulse: published %d/%d %s\n", done, total, name)
-			},
-		})
-		if res != nil {
-			reportURL = res.ReportURL
-		}
-		if err != nil {
-			errs = append(errs, err)
-		} else {
-			fmt.Fprintf(stderr, "tokenpulse: published to %s\n", d.dest)
-			if reportURL != "" {
-				fmt.Fprintf(stderr, "tokenpulse: report at %s\n", reportURL)
-			}
-		}
-	}
-	out.reportURL = reportURL
-	if d.alertWebhook != "" || d.smtp != nil {
-		ch := notify.Channels{Webhook: d.alertWebhook, SMTP: d.smtp}
-		if d.smtp != nil {
-			ch.Attachments = notify.Timelines(run, report.Options{})
-			ch.Attachments = append(ch.Attachments, notify.FlameGraph(run, dir)...)
-		}
-		sent, err := notify.Send(ctx, run, reportURL, out.regressions, ch)
-		switch {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("alert: %w", err))
-		case sent:
-			fmt.Fprintln(stderr, "tokenpulse: alert sent")
-		default:
-			fmt.Fprintln(stderr, "tokenpulse: nothing crossed or regressed; no alert sent")
-		}
-	}
-	return out, errors.Join(errs...)
+	res, err := delivery.Deliver(ctx, delivery.Config{Dest: d.dest, Presign: d.presign, Webhook: d.alertWebhook, SMTP: d.smtp, Log: stderr}, run, dir, out.regressions)
+	out.reportURL = res.ReportURL
+	return out, errors.Join(append(errs, err)...)
 }
 
 // compare compares run with the recorded run --against names, once:
@@ -168,19 +133,19 @@ func (d *deliverFlags) compare(ctx context.Context, w io.Writer, run *runfile.Ru
 func (d *deliverFlags) compareWith(ctx context.Context, w io.Writer, run *runfile.Run, historyPath string) ([]string, error) {
 	opts := compare.DefaultOptions()
 	opts.NoiseRuns = d.noiseRuns
-	hist, name, id, err := recordedBase(ctx, historyPath, d.against, d.againstAny, run, opts.NoiseRuns)
-	var none *errNoBase
+	b, err := store.FindBase(ctx, historyPath, d.against, d.againstAny, run, opts.NoiseRuns)
+	var none *store.NoBase
 	if errors.As(err, &none) {
-		fmt.Fprintf(w, "tokenpulse: %s; nothing compared\n", none.msg)
-		run.Comparison = baseline.Skipped(d.against, none.msg)
+		fmt.Fprintf(w, "tokenpulse: %s; nothing compared\n", none.Msg)
+		run.Comparison = baseline.Skipped(d.against, none.Msg)
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--against %s: %w", d.against, err)
 	}
-	rep := baseline.CompareHistory(hist, run, opts)
-	run.Comparison = baseline.Record(rep, d.against, name, id)
-	fmt.Fprintf(w, "comparing against %s\n", name)
+	rep := baseline.CompareHistory(b.Runs, run, opts)
+	run.Comparison = baseline.Record(rep, d.against, b.Name, b.ID)
+	fmt.Fprintf(w, "comparing against %s\n", b.Name)
 	if err := rep.WriteText(w); err != nil {
 		return nil, err
 	}

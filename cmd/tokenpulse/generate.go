@@ -128,7 +128,7 @@ func printTimings(w io.Writer, info engine.Info, warm engine.Warmup, res engine.
 	fmt.Fprintf(w, "decode    %d tokens in %s: %.1f tok/s (stop: %s)\n", res.OutputTokens, ms(res.Decode), perSec(res.OutputTokens, res.Decode), res.StopReason)
 	// The figures of one request, as measure derives every run's: each
 	// engine token is one event of one token.
-	v := measure.Of(&runfile.Request{Status: 200, TTFTNS: firstOf(times), TokenTimesNS: times, OutputTokens: len(times), TokenSource: runfile.TokensServer}, stats.DefaultDisplay)
+	v := measure.Of(&runfile.Request{Status: 200, TTFTNS: firstOf(times), TokenTimesNS: times, OutputTokens: len(times), TokenSource: runfile.TokensServer, TokenCounts: ones(len(times))}, stats.DefaultDisplay)
 	if v.HasTTFT {
 		fmt.Fprintf(w, "TTFT      %.3f ms\n", v.TTFTMs)
 	}
@@ -178,4 +178,13 @@ func printable(s string) string {
 		}
 		return '\uFFFD'
 	}, s)
+}
+
+// ones is n counts of one token: each engine token is one event.
+func ones(n int) []int {
+	c := make([]int, n)
+	for i := range c {
+		c[i] = 1
+	}
+	return c
 }

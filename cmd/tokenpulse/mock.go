@@ -36,7 +36,9 @@ func newMockCmd() *cobra.Command {
 		Long: `Serve the OpenAI-compatible streaming API with tokenpulse's stream contract,
 backed by a script instead of a model: tokens are lorem-like words paced on
 a timing profile (time to first token, inter-token latency, jitter, stalls,
-several tokens per event, a slower first request, errors at a rate). Every
+several tokens per event, a slower first request, errors at a rate, a
+reasoning model's thinking streamed as delta.reasoning_content before the
+answer). Every
 event carries its server emit time (tokenpulse.server_ns), so a client's
 measurements can be checked against ground truth.
 
@@ -47,7 +49,8 @@ SIGINT or SIGTERM shuts down gracefully: running streams get 10 s to
 finish, then they are aborted; a second signal exits at once.`,
 		Example: `  tokenpulse mock --addr 127.0.0.1:8081 --ttft 150ms --itl 20ms --tokens 30
   tokenpulse mock --stall 400ms --stall-every 10 --stall-match compare
-  tokenpulse mock --tokens-per-event 4 --cold-extra 2s --error-rate 0.05 --seed 7`,
+  tokenpulse mock --tokens-per-event 4 --cold-extra 2s --error-rate 0.05 --seed 7
+  tokenpulse mock --reasoning-tokens 40 --reasoning-itl 10ms   # a reasoning model: thinking first`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := p.Validate(); err != nil {
@@ -84,8 +87,12 @@ finish, then they are aborted; a second signal exits at once.`,
 			if err != nil {
 				return fmt.Errorf("mock: %w", err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "tokenpulse mock serving on http://%s (ttft %v, itl %v, %d tokens); Ctrl-C stops\n",
-				ln.Addr(), p.TTFT, p.ITL, p.Tokens)
+			thinking := ""
+			if p.ReasoningTokens > 0 {
+				thinking = fmt.Sprintf(" after %d thinking tokens", p.ReasoningTokens)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "tokenpulse mock serving on http://%s (ttft %v, itl %v, %d tokens%s); Ctrl-C stops\n",
+				ln.Addr(), p.TTFT, p.ITL, p.Tokens, thinking)
 			if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, context.Canceled) {
 				return err
 			}

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tokenpulse/tokenpulse/gate"
-	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/repeats"
-	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/runner"
 )
 
@@ -34,58 +30,33 @@ func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command
 	if err != nil {
 		return fmt.Errorf("repeats directory: %w", err)
 	}
-	spec := plan.specFromFlags(t)
-	var dirs []string
-	var runs []*runfile.Run
-	var crossed []string
-	var runErr error
-	for i := range f.repeat {
-		name := fmt.Sprintf("rep-%02d", i+1)
-		s := spec
-		s.out = filepath.Join(dir, name)
-		s.cold, s.coldStart = spec.cold && i == 0, i == 0
-		if !f.quiet {
-			fmt.Fprintf(stderr, "tokenpulse: run %d/%d\n", i+1, f.repeat)
-		}
-		run, _, stepErr, err := plan.measureRun(ctx, stderr, t, s)
-		if err != nil {
-			return err
-		}
-		dirs, runs = append(dirs, name), append(runs, run)
-		for _, v := range gate.Failed(run.Verdicts) {
-			crossed = append(crossed, fmt.Sprintf("%s: [%s] %s", name, v.Scope, v.Rule))
-		}
-		if stepErr != nil {
-			runErr = stepErr
-			break
-		}
+	spec, err := plan.runnerSpec(t, plan.specFromFlags(t))
+	if err != nil {
+		return err
+	}
+	cfg := repeats.Config{Spec: spec, Dir: dir, Each: func(_ int, s *runner.Spec) { plan.perRun(ctx, stderr, t, f.quiet, s) }}
+	if !f.quiet {
+		cfg.Log = stderr
+	}
+	res, err := repeats.Measure(ctx, f.repeat, cfg)
+	if err != nil {
+		return err
 	}
 	signalled := ctx.Err() != nil
 	stop()
-	set := repeats.Of(dirs, runs)
-	path := filepath.Join(dir, repeats.FileName)
-	if err := set.Write(path); err != nil {
-		return fmt.Errorf("writing the repeats file: %w", err)
-	}
-	if err := set.WriteText(cmd.OutOrStdout()); err != nil {
+	if err := res.Set.WriteText(cmd.OutOrStdout()); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tokenpulse: repeats written to %s\n", path)
-	allFailed := true
-	for _, run := range runs {
-		if !measure.Count(run).AllFailed() {
-			allFailed = false
-		}
-	}
+	fmt.Fprintf(stderr, "tokenpulse: repeats written to %s\n", res.Path)
 	switch {
-	case runErr != nil && signalled:
-		return withCode(130, errors.New("interrupted; the runs measured are in "+path))
-	case runErr != nil:
-		return withCode(exitFailure, fmt.Errorf("%w; the runs measured are in %s", runErr, path))
-	case allFailed:
+	case res.Stopped != nil && signalled:
+		return withCode(130, errors.New("interrupted; the runs measured are in "+res.Path))
+	case res.Stopped != nil:
+		return withCode(exitFailure, fmt.Errorf("%w; the runs measured are in %s", res.Stopped, res.Path))
+	case res.AllFailed:
 		return withCode(exitFailure, errors.New("every request of every run failed"))
-	case len(crossed) > 0:
-		fmt.Fprintf(stderr, "tokenpulse: thresholds crossed: %s\n", strings.Join(crossed, "; "))
+	case len(res.Crossed) > 0:
+		fmt.Fprintf(stderr, "tokenpulse: thresholds crossed: %s\n", strings.Join(res.Crossed, "; "))
 		return withCode(exitThreshold, nil)
 	}
 	return nil

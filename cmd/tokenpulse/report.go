@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tokenpulse/tokenpulse/internal/abtest"
 	"github.com/tokenpulse/tokenpulse/internal/browser"
 	"github.com/tokenpulse/tokenpulse/internal/store"
 	"github.com/tokenpulse/tokenpulse/measure"
@@ -245,9 +246,9 @@ func readRun(arg string, stderr io.Writer) (run *runfile.Run, rebuilt bool, err 
 		}
 		journal = filepath.Join(arg, runfile.JournalFile)
 		if _, err := os.Stat(journal); err != nil {
-			if _, err := os.Stat(filepath.Join(arg, ABFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(arg, abtest.FileName)); err == nil {
 				return nil, false, fmt.Errorf("%s is an A/B directory: its comparison is %s (and %s); each side's run is %s and %s, which report and compare take: %w",
-					arg, filepath.Join(arg, ABTextFile), ABFile, filepath.Join(arg, "a"), filepath.Join(arg, "b"), fs.ErrNotExist)
+					arg, filepath.Join(arg, abtest.TextFileName), abtest.FileName, filepath.Join(arg, "a"), filepath.Join(arg, "b"), fs.ErrNotExist)
 			}
 			return nil, false, fmt.Errorf("%s: a directory without %s or %s: %w", arg, runFileName, runfile.JournalFile, fs.ErrNotExist)
 		}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/abtest"
-
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
 )
 
@@ -189,12 +188,12 @@ func TestReportSaysStoredSummaryDiffers(t *testing.T) {
 // summary and its two runs instead of only saying run.json is missing.
 func TestReportOnAnABDirectory(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, ABFile), []byte("{}"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, abtest.FileName), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	text, code := cliRun(t, "compare", dir, dir)
-	if code != exitFailure || !strings.Contains(text, "is an A/B directory") || !strings.Contains(text, ABTextFile) {
-		t.Errorf("exit %d, want %d pointing at %s:\n%s", code, exitFailure, ABTextFile, text)
+	if code != exitFailure || !strings.Contains(text, "is an A/B directory") || !strings.Contains(text, abtest.TextFileName) {
+		t.Errorf("exit %d, want %d pointing at %s:\n%s", code, exitFailure, abtest.TextFileName, text)
 	}
 }
 
@@ -207,7 +206,7 @@ func TestReportRendersAnABDirectory(t *testing.T) {
 	pa, ra := seededRun(t, dir, 1, 20, start)
 	pb, rb := seededRun(t, dir, 2, 30, start.Add(time.Minute))
 	sum := abtest.Summarize(abtest.NewSide("A", "a.gguf", pa, ra), abtest.NewSide("B", "b.gguf", pb, rb), ra, rb, abtest.Agreement{})
-	if err := sum.Write(filepath.Join(dir, ABFile)); err != nil {
+	if err := sum.Write(filepath.Join(dir, abtest.FileName)); err != nil {
 		t.Fatal(err)
 	}
 	text, code := cliRun(t, "report", dir)

@@ -5,16 +5,14 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tokenpulse/tokenpulse/measure"
+	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/runner"
 	"github.com/tokenpulse/tokenpulse/stats"
 	"github.com/tokenpulse/tokenpulse/sweep"
@@ -32,6 +30,7 @@ type sweepFlags struct {
 	maxSteps      int
 	kneeFactor    float64
 	kneeFloor     time.Duration
+	traceSpeeds   string
 }
 
 func newSweepCmd() *cobra.Command {
@@ -92,6 +91,7 @@ measured are in sweep.json).`,
 	fl.BoolVar(&sf.findMax, "find-max", false, "search for the highest rate at which every threshold holds (the capacity)")
 	fl.Float64Var(&sf.startRate, "start-rate", 1, "with --find-max, the first rate (requests/s)")
 	fl.StringVar(&sf.resolution, "resolution", "10%", "with --find-max, stop when the highest passing and lowest failing rates are this close (relative to the passing one)")
+	fl.StringVar(&sf.traceSpeeds, "trace-speeds", "", "with --trace, comma-separated replay speeds: one step each (2 replays twice as fast)")
 	fl.IntVar(&sf.maxSteps, "max-steps", 10, "with --find-max, the most steps to run")
 	fl.Float64Var(&sf.kneeFactor, "knee-factor", sweep.DefaultKneeRule().Factor, "the knee: TTFT p95 above this many times the lowest load's ...")
 	fl.DurationVar(&sf.kneeFloor, "knee-floor", time.Duration(sweep.DefaultKneeRule().FloorMS*float64(time.Millisecond)), "... and above the lowest load's plus this")
@@ -133,16 +133,20 @@ type sweepPlan struct {
 func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 	fs := cmd.Flags()
 	given := 0
-	for _, n := range []string{"rates", "concurrencies", "find-max"} {
+	for _, n := range []string{"rates", "concurrencies", "find-max", "trace-speeds"} {
 		if fs.Changed(n) {
 			given++
 		}
 	}
 	switch {
 	case given == 0:
-		return nil, errors.New("give one of --rates, --concurrencies or --find-max")
+		return nil, errors.New("give one of --rates, --concurrencies, --find-max or (with --trace) --trace-speeds")
 	case given > 1:
-		return nil, errors.New("--rates, --concurrencies and --find-max exclude each other: give only one")
+		return nil, errors.New("--rates, --concurrencies, --find-max and --trace-speeds exclude each other: give only one")
+	case fs.Changed("trace") != fs.Changed("trace-speeds"):
+		return nil, errors.New("a trace replay is swept by its speed: give --trace with --trace-speeds")
+	case fs.Changed("trace-speed"):
+		return nil, errors.New("sweep takes its speeds from --trace-speeds, not --trace-speed")
 	}
 	if fs.Changed("rate") {
 		return nil, errors.New("sweep takes its rates from --rates or --find-max, not --rate")
@@ -173,6 +177,9 @@ func (sf *sweepFlags) plan(cmd *cobra.Command) (*sweepPlan, error) {
 	switch {
 	case sf.rates != "":
 		p.loads, err = parseLoads("rates", sf.rates, false)
+	case sf.traceSpeeds != "":
+		p.kind = sweep.KindTraceSpeed
+		p.loads, err = parseLoads("trace-speeds", sf.traceSpeeds, false)
 	case sf.concurrencies != "":
 		p.kind = sweep.KindConcurrency
 		p.loads, err = parseLoads("concurrencies", sf.concurrencies, true)
@@ -215,18 +222,19 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 		return usageErr(err)
 	}
 	// Bench's flags are checked as the first step would run.
-	if sp.kind == sweep.KindRate {
+	switch sp.kind {
+	case sweep.KindRate:
 		bf.rate = sp.first()
-	} else {
+	case sweep.KindTraceSpeed:
+		bf.trace.speed = sp.first()
+	default:
 		bf.concurrency = int(sp.first())
 	}
-	plan, err := planBench(cmd.Flags(), bf)
+	plan, ctx, stop, err := beginBench(cmd, bf)
 	if err != nil {
 		return err
 	}
 	defer plan.close()
-
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stderr := cmd.ErrOrStderr()
 	history, err := bf.outputs.historyPath(false)
@@ -247,114 +255,34 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 	sw := &sweep.Sweep{
 		SchemaVersion: sweep.SchemaVersion, StartedAt: started, Kind: sp.kind, Target: t.target,
 		Suite: plan.suite.Name, Tier: bf.judge.tier, Thresholds: sweepThresholds(plan),
+		ColdStart: t.coldStart,
 	}
-	cold := plan.defaultCold(t)
-	sw.ColdStart = t.coldStart
-	write := func() error {
-		sw.Knee = sweep.FindKnee(sw.Steps, sp.knee)
-		if sp.search != nil {
-			r := sp.search.Result()
-			sw.Search = &r
-		}
-		sw.FinishedAt = time.Now().UTC()
-		if err := sw.Write(filepath.Join(dir, sweep.FileName)); err != nil {
-			return fmt.Errorf("writing the sweep file: %w", err)
-		}
-		return writeSweepHTML(sw, dir)
+	first := runSpec{rate: bf.rate, concurrency: bf.concurrency, cold: plan.defaultCold(t), coldStart: true, quiet: bf.quiet}
+	spec, err := plan.runnerSpec(t, first)
+	if err != nil {
+		return err
 	}
-
-	n := len(sp.loads)
-	next := func(i int) (float64, bool) {
-		if sp.search != nil {
-			return sp.search.Next()
-		}
-		if i < n {
-			return sp.loads[i], true
-		}
-		return 0, false
-	}
-	allFailed := true
-	var runErr, histErr error
-	for i := 0; ; i++ {
-		load, ok := next(i)
-		if !ok {
-			break
-		}
-		spec := runSpec{concurrency: bf.concurrency, cold: cold && i == 0, coldStart: i == 0, quiet: bf.quiet}
-		name := fmt.Sprintf("%02d-%s-%g", i+1, sp.kind, load)
-		if sp.kind == sweep.KindRate {
-			spec.rate = load
-		} else {
-			spec.concurrency = int(load)
-		}
-		spec.out = filepath.Join(dir, name)
-		of := ""
-		if n > 0 {
-			of = fmt.Sprintf("/%d", n)
-		}
-		if !bf.quiet {
-			fmt.Fprintf(stderr, "tokenpulse: step %d%s: %s %g %s\n", i+1, of, sp.kind, load, (&sweep.Sweep{Kind: sp.kind}).Unit())
-		}
-		run, _, stepErr, err := plan.measureRun(ctx, stderr, t, spec)
-		if err != nil {
+	cfg := sweep.Config{
+		Spec: spec, Dir: dir, Warn: stderr,
+		Each: func(_ int, s *runner.Spec) { plan.perRun(ctx, stderr, t, bf.quiet, s) },
+		Record: func(run *runfile.Run) error {
+			_, err := bf.outputs.record(stderr, history, run)
 			return err
-		}
-		// Each step is a run like bench's, and recorded as one. A history
-		// that cannot be written does not stop the sweep (each step's run
-		// file is written whatever the history says): it is said once,
-		// and the sweep then exits 1, as bench does.
-		if _, err := bf.outputs.record(stderr, history, run); err != nil && histErr == nil {
-			histErr = err
-			fmt.Fprintf(stderr, "tokenpulse: warning: step %d: %v\n", i+1, err)
-		}
-		st := sweep.StepOf(load, name, run)
-		sw.Add(st)
-		if sp.search != nil {
-			sp.search.Record(load, st.Passed)
-		}
-		// The sweep file is written after every step, so a sweep killed
-		// half-way keeps the steps it measured.
-		if err := write(); err != nil {
-			return err
-		}
-		if !measure.Count(run).AllFailed() {
-			allFailed = false
-		}
-		if !bf.quiet {
-			verdict := "thresholds held"
-			if !st.Passed {
-				verdict = "crossed: " + strings.Join(st.Crossed, "; ")
-			}
-			fmt.Fprintf(stderr, "tokenpulse:   %.2f requests/s achieved, TTFT p95 %.1f ms, gap p95 %.1f ms, longest stall %.1f ms, goodput %.0f%%, %d/%d errors; %s\n",
-				st.AchievedPerS, st.TTFTP95Ms, st.GapP95Ms, st.LongestStallMs, 100*st.GoodputShare, st.Errors, st.Requests, verdict)
-		}
-		if stepErr != nil {
-			runErr = stepErr
-			sw.Interrupted = true
-			break
-		}
+		},
 	}
-	var behind, waited []string
-	for _, st := range sw.ByLoad() {
-		if sp.kind == sweep.KindRate && runner.Behind(st.Load, st.LagP99Ms) {
-			behind = append(behind, fmt.Sprintf("%g (lag p99 %.1f ms)", st.Load, st.LagP99Ms))
-		}
-		if st.SlotWaits > 0 {
-			waited = append(waited, fmt.Sprintf("%g (%d requests)", st.Load, st.SlotWaits))
-		}
+	if !bf.quiet {
+		cfg.Log = stderr
 	}
-	if len(behind) > 0 {
-		sw.Warnings = append(sw.Warnings, "the client fell behind its schedule (lag p99 above min(10 ms, 1/rate)) at "+strings.Join(behind, ", ")+
-			" requests/s: the target saw other arrivals than asked; on a busy machine the client's own delays are in these figures")
+	res, err := sweep.Measure(ctx, sweep.Plan{Kind: sp.kind, Loads: sp.loads, Search: sp.search, Knee: sp.knee}, sw, cfg)
+	var le *sweep.LoadError
+	if errors.As(err, &le) {
+		return usageErr(err)
 	}
-	if len(waited) > 0 {
-		sw.Warnings = append(sw.Warnings, "requests waited for the ceiling of -c requests in flight at "+strings.Join(waited, ", ")+"; raise -c")
+	if err != nil {
+		return err
 	}
 	signalled := ctx.Err() != nil
 	stop()
-	if err := write(); err != nil {
-		return err
-	}
 	if err := sw.WriteText(cmd.OutOrStdout()); err != nil {
 		return err
 	}
@@ -363,13 +291,13 @@ func runSweep(cmd *cobra.Command, bf *benchFlags, sf *sweepFlags) error {
 	case sw.Interrupted && signalled:
 		return withCode(130, errors.New("interrupted; the steps measured are in "+filepath.Join(dir, sweep.FileName)))
 	case sw.Interrupted:
-		return withCode(exitFailure, fmt.Errorf("%w; the steps measured are in %s", runErr, dir))
-	case allFailed:
+		return withCode(exitFailure, fmt.Errorf("%w; the steps measured are in %s", res.Stopped, dir))
+	case res.AllFailed:
 		return withCode(exitFailure, errors.New("every request of every step failed"))
 	case sw.Search != nil && sw.Search.Capacity == 0:
 		return withCode(exitThreshold, errors.New(sw.Search.String()))
-	case histErr != nil:
-		return withCode(exitFailure, fmt.Errorf("%w; the steps' runs are safe in %s", histErr, dir))
+	case res.RecordErr != nil:
+		return withCode(exitFailure, fmt.Errorf("%w; the steps' runs are safe in %s", res.RecordErr, dir))
 	}
 	return nil
 }
@@ -392,28 +320,14 @@ func renderSweep(cmd *cobra.Command, dir string) error {
 		// The page is drawn all the same, with the overall figures.
 		fmt.Fprintln(cmd.ErrOrStderr(), "tokenpulse: warning: a step's thresholds are not charted:", err)
 	}
-	if err := writeSweepHTML(sw, dir); err != nil {
+	if err := sw.WriteHTMLFile(dir); err != nil {
 		return err
 	}
 	if err := sw.WriteText(cmd.OutOrStdout()); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: %s written\n", filepath.Join(dir, "sweep.html"))
+	fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: %s written\n", filepath.Join(dir, sweep.HTMLFile))
 	return nil
-}
-
-// writeSweepHTML writes sw's report to dir/sweep.html: the one place both
-// a sweep and tokenpulse report DIR write it.
-func writeSweepHTML(sw *sweep.Sweep, dir string) error {
-	f, err := os.Create(filepath.Join(dir, "sweep.html"))
-	if err != nil {
-		return err
-	}
-	if err := sw.WriteHTML(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // sweepThresholds lists every rule a step is judged by (the suite's, the

@@ -9,6 +9,13 @@
 // (Element Timing's renderTime of the token's span; where the browser
 // reports none, the end of the first frame after the insertion).
 //
+// A reasoning model's thinking (delta.reasoning_content, as llama-server
+// and DeepSeek send it, or delta.reasoning, as vLLM and OpenRouter do)
+// goes apart from the answer, into a collapsed <details> element: its
+// events are recorded (arrival, and reasoning: "only" for an event that
+// carried thinking and no answer text, "with-answer" for one with both)
+// but its text is not painted, so the paint figures are the answer's.
+//
 // Query parameters: render=per-token|frame|debounce16 (the render
 // strategy), max_tokens=N, model=NAME, busy=MS (a test knob: busy-wait MS
 // after each DOM insertion, a stand-in for a costly relayout).
@@ -36,6 +43,8 @@ const turn = $("turn");
 const question = $("question");
 const notice = $("notice");
 const keyBox = $("apikey");
+const thinking = $("thinking");
+const thought = $("thought");
 
 // The API key a person typed, kept for this tab only (sessionStorage) and
 // sent as "Authorization: Bearer KEY", so that serve --api-key-env works
@@ -83,7 +92,15 @@ function archive() {
     a.className = "answer failed";
     a.textContent = notice.textContent;
   }
-  log.append(q, a);
+  log.append(q);
+  if (!thinking.hidden) {
+    const d = thinking.cloneNode(true);
+    d.removeAttribute("id");
+    d.open = false;
+    d.querySelector(".thought").removeAttribute("id");
+    log.append(d);
+  }
+  log.append(a);
 }
 
 const config = {
@@ -256,7 +273,7 @@ function newRecord(id, t0, trusted) {
     fetchAt: -1, headersAt: -1, firstByteAt: -1, endAt: -1, abortedAt: -1,
     status: 0, error: "", errorKind: "", finish: "", chunkID: "", foreign: 0, dropped: 0,
     usage: null, timings: null,
-    arrival: [], serverNS: [], tokens: [], text: [], insert: [], paint: [], paintSource: [], frame: [],
+    arrival: [], serverNS: [], tokens: [], text: [], insert: [], paint: [], paintSource: [], frame: [], reasoning: [],
     settled: false,
   };
 }
@@ -278,6 +295,9 @@ async function ask(t0, trusted) {
   pending = [];
   archive();
   answer.textContent = "";
+  thought.textContent = "";
+  thinking.hidden = true;
+  thinking.open = false;
   word = null;
   lastShown = "";
   answer.className = "answer";
@@ -381,19 +401,26 @@ function event(rec, chunk, at) {
   const ch = (chunk.choices || [])[0];
   if (!ch) return;
   if (ch.finish_reason) rec.finish = ch.finish_reason;
-  const text = (ch.delta && (ch.delta.content || ch.delta.reasoning_content || ch.delta.reasoning)) || ch.text || "";
-  if (!text) return;
+  const d = ch.delta || {};
+  const text = d.content || ch.text || "";
+  const thinks = d.reasoning_content || d.reasoning || "";
+  if (!text && !thinks) return;
   const i = rec.arrival.length;
   rec.arrival.push(at);
   rec.serverNS.push(ext && ext.server_ns ? ext.server_ns : 0);
   rec.tokens.push(ext && ext.tokens ? ext.tokens : 1);
-  rec.text.push(text);
+  rec.text.push(text || thinks);
+  rec.reasoning.push(thinks ? (text ? "with-answer" : "only") : "");
   rec.insert.push(-1);
   rec.paint.push(-1);
   rec.paintSource.push("");
   rec.frame.push(-1);
   if (current !== rec || rec.abortedAt >= 0) { rec.dropped++; return; }
-  render({ rec, i, text });
+  if (thinks) {
+    thinking.hidden = false;
+    thought.append(thinks);
+  }
+  if (text) render({ rec, i, text });
 }
 
 // settle waits until every inserted token has a paint time (or a second

@@ -1,7 +1,8 @@
 // Package mock is tokenpulse's scripted target: a [server.Backend] that
 // emits words of a small fixed vocabulary on a timing [Profile] (time to
 // first token, inter-token latency, jitter, stalls, several tokens per
-// event, a slower first request, errors at a rate). Served by
+// event, a slower first request, errors at a rate, a reasoning model's
+// thinking before the answer). Served by
 // internal/server it keeps the stream contract, and every event carries
 // its emit time, so users can test their pipelines against it and
 // tokenpulse's tests can hold measured token times against ground truth.
@@ -100,10 +101,27 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 	start := b.clock.Now()
 	prompt := promptText(req)
 	res := server.GenResult{PromptTokens: len(strings.Fields(prompt)), FinishReason: "stop"}
-	n := b.p.Tokens
-	if req.MaxTokens > 0 && req.MaxTokens < n {
+	// The thinking comes first and counts against max_tokens, as a
+	// reasoning model's does.
+	thinking := b.p.ReasoningTokens
+	n := thinking + b.p.Tokens
+	if req.MaxTokens > 0 && (req.MaxTokens < n || req.IgnoreEOS) {
+		// ignore_eos generates past the answer's end, up to max_tokens.
 		n = req.MaxTokens
 		res.FinishReason = "length"
+	}
+	thinking = min(thinking, n)
+	pace := b.p.ReasoningITL
+	if pace == 0 {
+		pace = b.p.ITL
+	}
+	// dueAfter is when token t is due from the first token: thinking
+	// token j at j·pace, answer token i at thinking·pace + i·ITL.
+	dueAfter := func(t int) time.Duration {
+		if t < thinking {
+			return time.Duration(t) * pace
+		}
+		return time.Duration(thinking)*pace + time.Duration(t-thinking)*b.p.ITL
 	}
 	stalls := b.p.Stall > 0 && (b.p.StallEvery > 0 || b.p.StallProb > 0) &&
 		(b.p.StallMatch == "" || strings.Contains(strings.ToLower(prompt), strings.ToLower(b.p.StallMatch)))
@@ -119,8 +137,12 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 		text      strings.Builder
 		k         = b.p.TokensPerEvent
 	)
-	for i := 0; i < n; i += k {
-		last := min(i+k, n) - 1
+	for i := 0; i < n; {
+		end := min(i+k, n)
+		if i < thinking {
+			end = min(end, thinking) // an event is thinking or answer, not both
+		}
+		last := end - 1
 		text.Reset()
 		for t := i; t <= last; t++ {
 			if stalls && t > 0 && ((b.p.StallEvery > 0 && t%b.p.StallEvery == 0) || (b.p.StallProb > 0 && rng.Float64() < b.p.StallProb)) {
@@ -128,7 +150,7 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 			}
 			text.WriteString(Word(ord, t))
 		}
-		due := start.Add(ttft + time.Duration(last)*b.p.ITL + shift)
+		due := start.Add(ttft + dueAfter(last) + shift)
 		if b.p.Jitter > 0 {
 			due = due.Add(time.Duration(rng.Int64N(2*int64(b.p.Jitter)+1)) - b.p.Jitter)
 		}
@@ -150,10 +172,11 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 			first = at
 			res.Prefill = at.Sub(start)
 		}
-		if err := emit(server.Piece{Text: text.String(), Tokens: last - i + 1, At: at}); err != nil {
+		if err := emit(server.Piece{Text: text.String(), Tokens: last - i + 1, Reasoning: i < thinking, At: at}); err != nil {
 			return res, err
 		}
 		res.OutputTokens = last + 1
+		i = end
 	}
 	if !first.IsZero() {
 		res.Decode = at.Sub(first)

@@ -133,6 +133,22 @@ func TestMaxTokensCaps(t *testing.T) {
 	}
 }
 
+func TestIgnoreEOSRunsToMaxTokens(t *testing.T) {
+	b := New(Profile{ITL: time.Millisecond, Tokens: 3}, newFakeClock())
+	pieces, _, res, err := run(t, b, &server.GenRequest{MaxTokens: 9, IgnoreEOS: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) != 9 || res.FinishReason != "length" {
+		t.Errorf("ignore_eos with max_tokens 9: %d tokens, finish %q; want 9, length", len(pieces), res.FinishReason)
+	}
+	// Without ignore_eos the profile's answer ends first.
+	pieces, _, res, _ = run(t, b, &server.GenRequest{MaxTokens: 9}, nil)
+	if len(pieces) != 3 || res.FinishReason != "stop" {
+		t.Errorf("max_tokens 9 alone: %d tokens, finish %q; want 3, stop", len(pieces), res.FinishReason)
+	}
+}
+
 func TestTokensPerEvent(t *testing.T) {
 	b := New(Profile{TTFT: 100 * time.Millisecond, ITL: 10 * time.Millisecond, Tokens: 7, TokensPerEvent: 3}, newFakeClock())
 	pieces, offs, res, err := run(t, b, &server.GenRequest{}, nil)

@@ -21,7 +21,9 @@ type Profile struct {
 	// the profile's.
 	Jitter time.Duration
 	// Tokens is the output length, capped by the request's max_tokens
-	// (finish reason "length" when capped, "stop" otherwise).
+	// (finish reason "length" when capped, "stop" otherwise); a request
+	// with ignore_eos and max_tokens gets max_tokens tokens, as a real
+	// server that ignores the end of sequence would give.
 	Tokens int
 	// TokensPerEvent is how many tokens one event carries (default 1); an
 	// event leaves when its last token is due.
@@ -44,6 +46,15 @@ type Profile struct {
 	// ErrorRate is the probability that a request fails: it is rejected
 	// with a 500 server_error before any token.
 	ErrorRate float64
+	// ReasoningTokens, when > 0, makes the mock a reasoning model: that
+	// many thinking tokens come first, streamed as
+	// delta.reasoning_content (as llama-server and DeepSeek send them),
+	// then the Tokens of the answer. Thinking counts against max_tokens.
+	// ReasoningITL is the time between thinking tokens (0: ITL); the
+	// first answer token comes ReasoningITL after the last thinking one,
+	// so it is due at TTFT + ReasoningTokens·ReasoningITL.
+	ReasoningTokens int
+	ReasoningITL    time.Duration
 	// Seed seeds the random draws (jitter, stall and error), which are
 	// made per request from the seed and the request's ordinal, so a run
 	// with the same seed and order repeats exactly.
@@ -59,7 +70,8 @@ func DefaultProfile() Profile {
 // AddFlags binds the profile's fields to flags of fs, with p's current
 // values as defaults: --ttft, --itl, --jitter, --tokens,
 // --tokens-per-event, --cold-extra, --stall, --stall-every, --stall-prob,
-// --stall-match, --error-rate, --seed.
+// --stall-match, --error-rate, --seed, --reasoning-tokens,
+// --reasoning-itl.
 func (p *Profile) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&p.TTFT, "ttft", p.TTFT, "time to the first token")
 	fs.DurationVar(&p.ITL, "itl", p.ITL, "time between tokens")
@@ -73,6 +85,8 @@ func (p *Profile) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&p.StallMatch, "stall-match", p.StallMatch, "stall only prompts containing this text (case-insensitive)")
 	fs.Float64Var(&p.ErrorRate, "error-rate", p.ErrorRate, "probability that a request fails with a 500")
 	fs.Uint64Var(&p.Seed, "seed", p.Seed, "seed of the random draws")
+	fs.IntVar(&p.ReasoningTokens, "reasoning-tokens", p.ReasoningTokens, "thinking tokens before the answer, sent as delta.reasoning_content (0 = none)")
+	fs.DurationVar(&p.ReasoningITL, "reasoning-itl", p.ReasoningITL, "time between thinking tokens (0 = --itl)")
 }
 
 // ParseProfile reads a profile written as comma-separated key=value pairs
@@ -126,6 +140,10 @@ func (p Profile) Validate() error {
 		return fmt.Errorf("mock profile: stall-prob must be in [0, 1], got %v", p.StallProb)
 	case p.Stall < 0:
 		return errors.New("mock profile: stall must not be negative")
+	case p.ReasoningTokens < 0:
+		return errors.New("mock profile: reasoning-tokens must not be negative")
+	case p.ReasoningITL < 0:
+		return errors.New("mock profile: reasoning-itl must not be negative")
 	case p.ErrorRate < 0 || p.ErrorRate > 1:
 		return fmt.Errorf("mock profile: error-rate must be in [0, 1], got %v", p.ErrorRate)
 	}

@@ -64,6 +64,11 @@ import (
 // ErrNotFound is returned when no run matches.
 var ErrNotFound = errors.New("no such run in the history")
 
+// ErrUnreadable wraps the error of a stored run whose file cannot be read
+// back: damaged, or written by an older tokenpulse in a form today's
+// validation refuses.
+var ErrUnreadable = errors.New("its stored run file cannot be read")
+
 // Store is an open history file.
 type Store struct {
 	db       *sql.DB
@@ -767,7 +772,7 @@ func (s *Store) Get(ctx context.Context, id int64) (Entry, *runfile.Run, error) 
 	}
 	run, err := decodeRun(gz)
 	if err != nil {
-		return Entry{}, nil, fmt.Errorf("run %d: %w", id, err)
+		return Entry{}, nil, fmt.Errorf("run %d: %w: %w", id, ErrUnreadable, err)
 	}
 	return e, run, nil
 }
@@ -814,7 +819,8 @@ func (s *Store) Previous(ctx context.Context, run *runfile.Run, p baseline.Polic
 }
 
 // Comparable returns up to k runs that Previous would accept as run's
-// base, newest first: the history a noise band is estimated from (package
+// base, newest first (a stored run that cannot be read, ErrUnreadable, is
+// passed over): the history a noise band is estimated from (package
 // compare, Against). Its errors are Previous's: a *baseline.Refusal or
 // ErrNotFound when not even one run qualifies. At most the 200 newest runs
 // of the target, model and device are looked at.
@@ -827,6 +833,7 @@ func (s *Store) Comparable(ctx context.Context, run *runfile.Run, p baseline.Pol
 		return nil, nil, err
 	}
 	var refused *baseline.Refusal
+	var unreadable error
 	var outE []Entry
 	var outR []*runfile.Run
 	for _, e := range es {
@@ -837,6 +844,14 @@ func (s *Store) Comparable(ctx context.Context, run *runfile.Run, p baseline.Pol
 			continue
 		}
 		e, base, err := s.Get(ctx, e.ID)
+		if errors.Is(err, ErrUnreadable) {
+			// A run file this tokenpulse refuses is no base: passed
+			// over as an interrupted run is, named if nothing qualifies.
+			if unreadable == nil {
+				unreadable = err
+			}
+			continue
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -855,6 +870,8 @@ func (s *Store) Comparable(ctx context.Context, run *runfile.Run, p baseline.Pol
 		return outE, outR, nil
 	case refused != nil:
 		return nil, nil, refused
+	case unreadable != nil:
+		return nil, nil, fmt.Errorf("no readable earlier run of this target (%w)", unreadable)
 	}
 	return nil, nil, ErrNotFound
 }

@@ -191,3 +191,50 @@ func encodeForTest(t *testing.T, r *runfile.Run) ([]byte, []byte) {
 	zw.Close()
 	return js, buf.Bytes()
 }
+
+// TestPreviousPassesOverAnUnreadableRun stores a run whose stored file
+// no longer decodes (a run file an older tokenpulse wrote that today's
+// validation refuses, or a damaged row): `--against last` passes over it
+// to the comparable run before it, as it passes over an interrupted
+// one, and names it when no other run qualifies.
+func TestPreviousPassesOverAnUnreadableRun(t *testing.T) {
+	forEachBackend(t, testPreviousPassesOverAnUnreadableRun)
+}
+
+func testPreviousPassesOverAnUnreadableRun(t *testing.T, b backend) {
+	ctx := context.Background()
+	s, err := Open(b.path(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"schema_version": 1, "requests": [{"index": 0, "ttft_ns": -5}]}`))
+	zw.Close()
+	spoil := func(id int64) {
+		if _, err := s.db.ExecContext(ctx, s.q("UPDATE runs SET run_json_gz = ? WHERE id = ?"), gz.Bytes(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cur := mkRun(10, "http://a", "m", "h", 20, true)
+
+	bad := mkRun(5, "http://a", "m", "h", 20, true)
+	badID, err := s.Add(ctx, bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spoil(badID)
+	_, _, err = s.Previous(ctx, cur, baseline.Policy{})
+	if err == nil || !strings.Contains(err.Error(), "cannot be read") {
+		t.Fatalf("Previous with only an unreadable run = %v, want an error naming it", err)
+	}
+
+	good := mkRun(0, "http://a", "m", "h", 20, true)
+	if _, err := s.Add(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	if e, _, err := s.Previous(ctx, cur, baseline.Policy{}); err != nil || !e.StartedAt.Equal(good.StartedAt) {
+		t.Errorf("Previous = %d, %v; want the readable run before the unreadable one", e.ID, err)
+	}
+}

@@ -387,7 +387,7 @@ func HTML(w io.Writer, runs []Run, source string) error {
 		}
 		secs = append(secs, sec)
 	}
-	return page.Execute(w, map[string]any{"Source": source, "Sections": secs, "Runs": len(runs)})
+	return page.Execute(w, map[string]any{"Source": source, "Sections": secs, "Runs": len(runs), "BandRuns": bandRuns})
 }
 
 var page = template.Must(template.New("trend").Funcs(template.FuncMap{"dash": func(s string) string {
@@ -437,8 +437,9 @@ a .point circle { cursor: pointer; }
 <span><svg width="34" height="12"><path d="M2 6 H32" stroke="#cf222e" stroke-width="1.5" stroke-dasharray="6 4"/></svg> its threshold</span>
 <span><svg width="14" height="12"><circle cx="7" cy="6" r="4" fill="#cf222e"/></svg> threshold crossed</span>
 <span><svg width="20" height="20"><circle cx="10" cy="10" r="7.5" fill="none" stroke="#bf8700" stroke-width="2.5"/><circle cx="10" cy="10" r="4" fill="#0969da"/></svg> regressed against its base</span>
-<span><svg width="34" height="12"><rect x="2" y="1" width="30" height="10" fill="#0969da" fill-opacity="0.12"/></svg> noise band of the 5 runs before</span>
+<span><svg width="34" height="12"><rect x="2" y="1" width="30" height="10" fill="#0969da" fill-opacity="0.12"/></svg> noise band of the {{.BandRuns}} runs before</span>
 </div>
+<p class="meta">Runs are grouped by target, model and device, whatever their settings (suite, concurrency, arrival, max tokens); a regression verdict's band takes only the earlier runs with the run's own settings, so the two agree only while the settings stay the same.</p>
 {{if not .Sections}}<p class="empty">No run recorded.</p>{{end}}
 {{range .Sections}}
 <section>

@@ -2,6 +2,7 @@ package trend
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,7 @@ func TestPageMarksAndLinks(t *testing.T) {
 		`<a href="https://reports.example/2/report.html"`,
 		`class="point crossed"`, `class="regressed"`, `<g class="threshold">`,
 		"run 2, ", "threshold 120 ms crossed", "3 regression(s)",
+		"noise band of the " + strconv.Itoa(bandRuns) + " runs before", "grouped by target, model and device, whatever their settings",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

@@ -336,8 +336,15 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 		c.Text(left-6, ys(v)+4, svg.Label(v), svg.A("fill", colMuted), svg.A("text-anchor", "end"), svg.Class("ytick"))
 	}
 	c.Text(left-6, ys(0)+4, "0", svg.A("fill", colMuted), svg.A("text-anchor", "end"), svg.Class("ytick"))
+	underLabel := box{}
+	if under > 0 { // the underflow bar's label, drawn with its bar
+		underLabel = textBox(left+underW/2-1, h-bottom+16, "<"+svg.Label(floor), fontSize, "middle")
+	}
 	for _, t := range xs.Ticks() {
 		c.Line(xs.Map(t), h-bottom, xs.Map(t), h-bottom+4, svg.A("stroke", colAxis))
+		if under > 0 && textBox(xs.Map(t), h-bottom+16, svg.Label(t), fontSize, "middle").overlaps(underLabel) {
+			continue // its tick stays; "<0.01" beside it says where the axis starts
+		}
 		c.Text(xs.Map(t), h-bottom+16, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"), svg.Class("xtick"))
 	}
 	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))

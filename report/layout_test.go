@@ -161,6 +161,18 @@ func TestGapHistogramLabelsDoNotCollide(t *testing.T) {
 		{"many neighbouring bins", longRun()},
 		{"no limit", func() *runfile.Run { r := longRun(); r.Verdicts = nil; return r }()},
 		{"tokens read together", withZeroGaps(reporttest.StallRun())},
+		{"gaps just above the floor", func() *runfile.Run {
+			// Gaps of 0 and of 10 µs: the log axis starts at 0.01 ms,
+			// beside the underflow bar's "<0.01".
+			r := withZeroGaps(reporttest.StallRun())
+			for i := range r.Requests {
+				ts := r.Requests[i].TokenTimesNS
+				for k := 7; k < len(ts); k += 7 {
+					ts[k] = ts[k-1] + 10_000
+				}
+			}
+			return r
+		}()},
 		{"a bin of thousands", func() *runfile.Run {
 			// One request of 3000 tokens 0.1 ms apart: a count axis to
 			// 10,000, where 0 and 1 used to sit 14 px apart.
@@ -215,6 +227,17 @@ func TestGapHistogramLabelsDoNotCollide(t *testing.T) {
 				for i, l := range labels {
 					if l.overlaps(line) && !contains(tags, texts[i]) {
 						t.Errorf("the marker line at x=%.1f cuts the label %q %v", x, texts[i], l)
+					}
+				}
+			}
+			// The time axis's labels stand apart ("<0.01" and "0.01" met).
+			xt := root.find("xtick")
+			for i := range xt {
+				for j := i + 1; j < len(xt); j++ {
+					a := textBox(num(t, xt[i], "x"), num(t, xt[i], "y"), xt[i].Text, fontSize, "middle")
+					b := textBox(num(t, xt[j], "x"), num(t, xt[j], "y"), xt[j].Text, fontSize, "middle")
+					if a.overlaps(b) {
+						t.Errorf("time ticks %q and %q overlap", xt[i].Text, xt[j].Text)
 					}
 				}
 			}

@@ -165,6 +165,8 @@ type importRow struct {
 	// conversation: texts are the user turns of one conversation, to be
 	// kept together as one prompt's turns.
 	conversation bool
+	// system is the conversation's system prompt, "" when none.
+	system string
 }
 
 // importer reads one file.
@@ -268,11 +270,12 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 	// its turns are cleaned and masked each, a blank turn dropped, and
 	// when fewer than two are left it is a single question.
 	type prompt struct {
-		text  string   // the prompt, or a conversation's turns joined (for dedupe and length)
-		turns []string // a conversation's turns
-		label string
-		has   bool
-		masks MaskCounts
+		text   string   // the prompt, or a conversation's turns joined (for dedupe and length)
+		turns  []string // a conversation's turns
+		system string   // its system prompt, cleaned and masked
+		label  string
+		has    bool
+		masks  MaskCounts
 	}
 	var prompts []prompt
 	add := func(r importRow, texts []string) {
@@ -296,6 +299,11 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 			p.text = strings.Join(p.turns, "\n\n")
 		}
 		p.label, p.has = r.label, r.hasLabel
+		if sys := cleanText(r.system); sys != "" {
+			masked, counts := Deidentify(sys)
+			p.system = masked
+			p.masks.Add(counts)
+		}
 		prompts = append(prompts, p)
 	}
 	for _, r := range im.rows {
@@ -423,6 +431,7 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 				Language:  s.Language,
 				MaxTokens: c.MaxTokens,
 				Category:  name,
+				System:    p.system,
 			}
 			if len(p.turns) > 1 {
 				q.Text = p.turns[0]
@@ -638,23 +647,23 @@ func (im *importer) object(v any, line, index int) {
 		}
 		row.texts = []string{t}
 	case obj["messages"] != nil:
-		texts, msg := turns(obj["messages"], "role", "content", im.opts.FirstTurnOnly)
+		texts, system, msg := turns(obj["messages"], "role", "content", im.opts.FirstTurnOnly)
 		if msg != "" {
 			im.bad(line, index, "messages: %s", msg)
 			return
 		}
-		row.texts, row.conversation = texts, !im.opts.SplitTurns
+		row.texts, row.system, row.conversation = texts, system, !im.opts.SplitTurns
 		if row.conversation && len(texts) > MaxTurns {
 			im.bad(line, index, "messages: a conversation of %d user turns, more than a suite's %d (--turns first or split takes it)", len(texts), MaxTurns)
 			return
 		}
 	case obj["conversations"] != nil:
-		texts, msg := turns(obj["conversations"], "from", "value", im.opts.FirstTurnOnly)
+		texts, system, msg := turns(obj["conversations"], "from", "value", im.opts.FirstTurnOnly)
 		if msg != "" {
 			im.bad(line, index, "conversations: %s", msg)
 			return
 		}
-		row.texts, row.conversation = texts, !im.opts.SplitTurns
+		row.texts, row.system, row.conversation = texts, system, !im.opts.SplitTurns
 		if row.conversation && len(texts) > MaxTurns {
 			im.bad(line, index, "conversations: a conversation of %d user turns, more than a suite's %d (--turns first or split takes it)", len(texts), MaxTurns)
 			return
@@ -680,25 +689,29 @@ func (im *importer) object(v any, line, index int) {
 // turns returns the user turns of a conversation: a list of objects whose
 // role field (also tried: "role", "from") is user or human, with the text
 // in the content field (also tried: "content", "value"), a string or a
-// list of parts {"type": "text", "text": ...}.
-func turns(v any, roleKey, textKey string, first bool) ([]string, string) {
+// list of parts {"type": "text", "text": ...}. system is the text of its
+// first system (or developer) message, "" when none.
+func turns(v any, roleKey, textKey string, first bool) (out []string, system, problem string) {
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Sprintf("%s, not a list", jsonKind(v))
+		return nil, "", fmt.Sprintf("%s, not a list", jsonKind(v))
 	}
-	var out []string
 	for i, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
-			return nil, fmt.Sprintf("[%d] is %s, not an object", i, jsonKind(item))
+			return nil, "", fmt.Sprintf("[%d] is %s, not an object", i, jsonKind(item))
 		}
 		role, _ := firstOf(m, roleKey, "role", "from").(string)
-		if r := strings.ToLower(role); r != "user" && r != "human" {
+		switch r := strings.ToLower(role); {
+		case (r == "system" || r == "developer") && system == "":
+			system, _ = messageText(firstOf(m, textKey, "content", "value"))
+			continue
+		case r != "user" && r != "human":
 			continue
 		}
 		text, ok := messageText(firstOf(m, textKey, "content", "value"))
 		if !ok {
-			return nil, fmt.Sprintf("[%d]: the user's %q is not text", i, textKey)
+			return nil, "", fmt.Sprintf("[%d]: the user's %q is not text", i, textKey)
 		}
 		out = append(out, text)
 		if first {
@@ -706,9 +719,9 @@ func turns(v any, roleKey, textKey string, first bool) ([]string, string) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, "no user turn"
+		return nil, "", "no user turn"
 	}
-	return out, ""
+	return out, system, ""
 }
 
 func firstOf(m map[string]any, keys ...string) any {

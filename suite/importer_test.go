@@ -658,9 +658,14 @@ func TestImportMessagesAsTurns(t *testing.T) {
 	if want := []string{"Plan a day in Porto.", "And in the rain?", "Which one first?"}; !reflect.DeepEqual(turns, want) || conv.Text != want[0] {
 		t.Errorf("turns %q, text %q; want %q", turns, conv.Text, want)
 	}
+	// Its system message is the prompt's system prompt, sent with every
+	// turn as the conversation had it.
+	if conv.System != "Be brief." {
+		t.Errorf("system %q, want %q", conv.System, "Be brief.")
+	}
 	// A conversation left with one user turn (the other blank) is a
 	// single question.
-	if single == nil || single.Text != "One question only" {
+	if single == nil || single.Text != "One question only" || single.System != "" {
 		t.Errorf("single question: %+v", single)
 	}
 }

@@ -521,6 +521,7 @@ func anyAbove(gaps []float64, limit, lo, hi float64) bool {
 func Timelines(r *runfile.Run, o Options) []Chart {
 	var out []Chart
 	for _, t := range timelines(r, o) {
+		t.Scrape = r.Scrape
 		out = append(out, timeline(t, o))
 	}
 	return out
@@ -550,8 +551,15 @@ func timeline(t timelineFor, o Options) Chart {
 		w, h, left, right, top, bottom = 760.0, 316.0, 56.0, 24.0, 92.0, 48.0
 	)
 	title := fmt.Sprintf("Tokens as they arrived for %s (request #%d, category %s, id %s)", q.PromptID, q.Index, q.Category, q.RequestID)
-	c := newChart(w, h, title, "chart timeline", svg.A("data-request-id", q.RequestID), svg.A("data-prompt-id", q.PromptID),
-		svg.A("data-stalls", strconv.Itoa(len(stalls))))
+	attrs := []svg.Attr{svg.A("data-request-id", q.RequestID), svg.A("data-prompt-id", q.PromptID), svg.A("data-stalls", strconv.Itoa(len(stalls)))}
+	server, at := serverLineAt(t.Scrape, q.StartedAt)
+	if at.HasQueue {
+		attrs = append(attrs, svg.A("data-server-queue", svg.Num(at.Queue)))
+	}
+	if at.HasKV {
+		attrs = append(attrs, svg.A("data-server-kv", svg.Num(at.KV)))
+	}
+	c := newChart(w, h, title, "chart timeline", attrs...)
 	// The heading names the prompt; the request's numbers go on a line of
 	// their own, so that a long request id does not cut the heading.
 	fittedText(c, chartPad, 16, "Tokens as they arrived for "+q.PromptID, w-2*chartPad, fontSize*boldWidth, svg.A("fill", colText), svg.A("font-weight", "600"), svg.Class("heading"))
@@ -566,7 +574,10 @@ func timeline(t timelineFor, o Options) Chart {
 	if len(stalls) > 0 {
 		key += " · " + plural(len(stalls), "stall")
 	}
-	c.Text(10, 64, key, svg.A("fill", colText))
+	if server != "" {
+		key += " · " + server
+	}
+	fittedText(c, 10, 64, key, w-20, fontSize, svg.A("fill", colText))
 
 	// Tokens received after each event, counted as TPOT counts them.
 	cum := v.CumulativeTokens()

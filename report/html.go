@@ -51,6 +51,9 @@ type htmlView struct {
 	// ServerAccount sets the server's own split of TTFT and its TPOT
 	// beside the client's, when the server sent them; "" otherwise.
 	ServerAccount string
+	// ServerGauges says what the server's own gauges peaked at (bench
+	// --scrape); "" without.
+	ServerGauges string
 	// Comparison is the comparison with an earlier run, nil when none
 	// was asked.
 	Comparison   *comparisonView
@@ -225,6 +228,7 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	v.PerEventNote = perEventOnlyNote(r)
 	v.ServerAccount = serverAccount(r)
+	v.ServerGauges = gaugesLine(r)
 	if c := r.Comparison; c != nil {
 		v.Comparison = newComparisonView(c)
 	}

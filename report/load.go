@@ -89,7 +89,9 @@ func rateBins(n int) int { return max(4, min(40, (n+2)/4)) }
 // gives the scope's throughput. Its SVG carries class "load" and
 // data-peak; each step of the in-flight line is in its path, each rate
 // bar a <rect class="rate"> with data-ok and data-failed, each lag a
-// <circle class="lag"> with data-lag-ms.
+// <circle class="lag"> with data-lag-ms. A run with a scrape (bench
+// --scrape) adds, on the same axis, each request's TTFT at its start and
+// the server's own gauges (see drawServerPanels).
 func LoadChart(r *runfile.Run, o Options) Chart {
 	const (
 		w, left, right, top  = 760.0, 56.0, 24.0, 58.0
@@ -103,7 +105,15 @@ func LoadChart(r *runfile.Run, o Options) Chart {
 	if len(lags) > 0 {
 		h += gap + lagH
 	}
+	var server []serverPanel
+	if len(steps) >= 2 {
+		server = serverPanels(r, views, measure.Origin(views), steps[len(steps)-1].AtS)
+	}
+	h += serverPanelsHeight(server, left, w-right, gap)
 	title := "Load over the run (warm requests)"
+	if len(server) > 0 {
+		title += ", beside the server's own gauges"
+	}
 	g := r.Summary.Overall
 	c := newChart(w, h, title, "chart load", svg.A("data-peak", strconv.Itoa(g.ConcurrencyMax)))
 	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
@@ -197,6 +207,7 @@ func LoadChart(r *runfile.Run, o Options) Chart {
 	if len(lags) > 0 {
 		yb = y0 + lagH
 	}
+	yb = drawServerPanels(c, server, xs, left, w-right, yb, gap)
 	for _, t := range xs.Ticks(8) {
 		c.Line(xs.Map(t), yb, xs.Map(t), yb+4, svg.A("stroke", colAxis))
 		c.Text(xs.Map(t), yb+16, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -158,7 +159,10 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	if err := res.Summary.WriteText(cmd.OutOrStdout()); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tokenpulse: A/B written to %s (%s, a/run.json, b/run.json)\n", dir, abtest.FileName)
+	if err := writeABHTML(filepath.Join(dir, ABHTMLFile), res.Summary); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "tokenpulse: A/B written to %s (%s, %s, a/run.json, b/run.json)\n", dir, abtest.FileName, ABHTMLFile)
 	runErr := res.Stopped
 	if runErr != nil {
 		if ctx.Err() != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,8 @@ saves a screenshot of the HTML report (needs Chromium).`,
   tokenpulse report out/run.json --format html > report.html
   tokenpulse report out/run.json --format all --out out/ --png
   tokenpulse report tokenpulse-runs/20260101-120000   # run.json, or the journal of a killed run
-  tokenpulse report SWEEP_DIR                          # a sweep: its table, and sweep.html written again`,
+  tokenpulse report SWEEP_DIR                          # a sweep: its table, and sweep.html written again
+  tokenpulse report AB_DIR                             # an A/B (bench --model-b): ab.txt, and ab.html written again`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, ok := reportFormats[format]; !ok && format != "all" {
@@ -71,6 +73,9 @@ saves a screenshot of the HTML report (needs Chromium).`,
 			}
 			if isSweepDir(args[0]) {
 				return renderSweep(cmd, args[0])
+			}
+			if isABDir(args[0]) {
+				return renderAB(cmd, args[0])
 			}
 			run, err := loadRun(args[0], cmd.ErrOrStderr())
 			if err != nil {
@@ -214,6 +219,10 @@ func renderTo(w io.Writer, format string, run *runfile.Run, opts report.Options)
 // file's stored summary is checked against its requests (measure.Drift):
 // where they differ, stderr and the run's warnings say so.
 func loadRun(arg string, stderr io.Writer) (*runfile.Run, error) {
+	// A run a lost device kept (bench --adb) is pulled from it first.
+	if err := pullFromDevice(context.Background(), arg, stderr); err != nil {
+		return nil, withCode(exitFailure, err)
+	}
 	run, rebuilt, err := readRun(arg, stderr)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tokenpulse/tokenpulse/internal/android"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // Message is one alert. Marshalled as JSON it is a body that Slack's
@@ -271,7 +272,7 @@ func Num(v float64, unit string) string {
 // Line is the crossed threshold as one line of plain text:
 // "gap.max <= 120ms [category:complex]: 300.2 ms, limit 120 ms".
 func (c Crossed) Line() string {
-	s := fmt.Sprintf("%s [%s]: %s, limit %s", c.Rule, c.Scope, Num(c.Value, c.Unit), Num(c.Limit, c.Unit))
+	s := fmt.Sprintf("%s [%s]: %s, limit %s", c.Rule, c.Scope, Num(c.Value, c.Unit), stats.FormatLimit(c.Limit, c.Unit))
 	if len(c.Prompts) > 0 {
 		s += " (" + strings.Join(c.Prompts, ", ") + ")"
 	}

@@ -79,9 +79,12 @@ func measuredOf(run *runfile.Run) []runfile.Request {
 // interArrivals returns the sorted gaps, in seconds, between the
 // wall-clock starts of reqs: the arrival process the target saw.
 func interArrivals(reqs []runfile.Request) []float64 {
+	// When each request was due (its start less its schedule lag): the
+	// arrival process the shards were dealt, which a loaded machine's
+	// late starts (recorded as lag, judged apart) do not move.
 	starts := make([]time.Time, len(reqs))
 	for i, q := range reqs {
-		starts[i] = q.StartedAt
+		starts[i] = q.StartedAt.Add(-time.Duration(q.ScheduleLagNS))
 	}
 	slices.SortFunc(starts, time.Time.Compare)
 	var out []float64
@@ -90,6 +93,12 @@ func interArrivals(reqs []runfile.Request) []float64 {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// requestTimes is q's start, TTFT and token times as one comparable
+// string.
+func requestTimes(q runfile.Request) string {
+	return fmt.Sprint(q.StartedAt.UnixNano(), q.TTFTNS, q.TokenTimesNS)
 }
 
 // ksP is the two-sample Kolmogorov–Smirnov test's p-value of sorted x
@@ -195,13 +204,36 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 		if med, tight := errs[len(errs)/2], float64(e2eProfile.ITL/5); med > tight {
 			t.Errorf("%s: median token timing error %.2f ms > %.2f ms (ITL/5)", name, med/1e6, tight/1e6)
 		}
+		// No first token can come before the mock's TTFT; how much
+		// later it comes depends on the machine's load, not on the
+		// merge, which the next check holds to the shards exactly.
 		ttft := all.Summary.Overall.TTFTMs.P50
 		if name == "one process" {
 			ttft = one.Summary.Overall.TTFTMs.P50
 		}
-		if lo, hi := float64(e2eProfile.TTFT.Milliseconds()), float64((e2eProfile.TTFT + e2eProfile.ITL).Milliseconds()); ttft < lo || ttft > hi {
-			t.Errorf("%s: TTFT p50 %.1f ms, want within [%g, %g] (the mock's TTFT, plus one ITL of slack)", name, ttft, lo, hi)
+		if lo := float64(e2eProfile.TTFT.Milliseconds()); ttft < lo {
+			t.Errorf("%s: TTFT p50 %.1f ms, below the mock's %g ms", name, ttft, lo)
 		}
+	}
+	// The merged run's requests are the shards' own, times untouched.
+	var fromShards []string
+	for i := range e2eShards {
+		r, err := runfile.Load(filepath.Join(shards, fmt.Sprintf("shard-%d", i), "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range measuredOf(r) {
+			fromShards = append(fromShards, requestTimes(q))
+		}
+	}
+	var fromMerged []string
+	for _, q := range mN {
+		fromMerged = append(fromMerged, requestTimes(q))
+	}
+	slices.Sort(fromShards)
+	slices.Sort(fromMerged)
+	if !slices.Equal(fromShards, fromMerged) {
+		t.Errorf("the merged run's request times differ from the shards' run files")
 	}
 
 	// One shard killed mid-run: the merged run is partial.

@@ -2,8 +2,9 @@
 # The served path, `tokenpulse serve` against `llama-server`, each in its
 # own process on 2 threads with its default sampling, measured by the same
 # `tokenpulse bench -c 1 -n 12 --max-tokens 96`, alternated per round and
-# file. Prints ms per token (TPOT mean), the token-gap coefficient of
-# variation (gap std / gap mean), gap p95 and the longest gap.
+# file. Prints the time to first token (TTFT p50 and p95), ms per token
+# (TPOT mean), the token-gap coefficient of variation (gap std / gap
+# mean), gap p95 and the longest gap.
 #
 #   LLAMA_BIN=../peers/llama.cpp/build/bin docs/perf/served.sh 125m-q4k.gguf 125m-q8.gguf
 #
@@ -20,6 +21,8 @@ figures() {
 import json, sys
 o = json.load(open(sys.argv[1]))["summary"]["overall"]
 g = o["gap_ms"]
+t = o["ttft_ms"]
+print("TTFT p50 %6.1f ms  p95 %6.1f ms  " % (t["p50"], t["p95"]), end="")
 print("%6.2f ms/token  gap CV %4.0f%%  gap p95 %6.1f ms  longest %7.1f ms" % (o["tpot_ms"]["mean"], 100 * g["std"] / g["mean"], g["p95"], g["max"]))
 PY
 }

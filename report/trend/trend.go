@@ -57,12 +57,18 @@ type Run struct {
 	// Regressions counts the figures that regressed against the run's
 	// base (0: none, or not compared).
 	Regressions int
-	// Values, Limits and Crossed are by Figure.Key: the run's figure
-	// (absent: no value), its overall threshold (absent: none) and
-	// whether that threshold was crossed.
-	Values  map[string]float64
-	Limits  map[string]float64
-	Crossed map[string]bool
+	// Values and Limits are by Figure.Key: the run's overall figure
+	// (absent: no value) and its overall threshold (absent: none).
+	Values map[string]float64
+	Limits map[string]float64
+	// Crossed and Regressed are by Figure.Key too: the scopes in which
+	// a threshold on the figure was crossed ("overall",
+	// "category:short", ...; with the limit, "category:short 250 ms"),
+	// and those in which the figure regressed against the run's base. A
+	// built-in suite's thresholds are per category, so a run can fail
+	// on a figure whose overall value the chart shows.
+	Crossed   map[string][]string
+	Regressed map[string][]string
 }
 
 // FromRun reads what the trend shows of run, recorded as id.
@@ -71,10 +77,14 @@ func FromRun(id int64, reportURL string, run *runfile.Run) Run {
 	r := Run{
 		ID: id, StartedAt: run.StartedAt, ReportURL: reportURL,
 		Target: run.Target.Key(), Model: run.Target.Model, Device: run.Device.Key(),
-		Values: map[string]float64{}, Limits: map[string]float64{}, Crossed: map[string]bool{},
+		Values: map[string]float64{}, Limits: map[string]float64{},
+		Crossed: map[string][]string{}, Regressed: map[string][]string{},
 	}
 	if run.Comparison != nil {
 		r.Regressions = run.Comparison.Regressions
+		for _, c := range run.Comparison.Regressed() {
+			r.Regressed[c.Metric] = append(r.Regressed[c.Metric], c.Scope)
+		}
 	}
 	dist := func(key string, d stats.Distribution, v float64) {
 		if d.Count > 0 {
@@ -92,17 +102,16 @@ func FromRun(id int64, reportURL string, run *runfile.Run) Run {
 		r.Values["errors.rate"] = 100 * float64(o.Errors) / float64(o.Requests)
 	}
 	for _, v := range run.Verdicts {
-		if v.Scope != "overall" {
-			continue
-		}
 		rule, err := gate.Parse(v.Rule)
 		if err != nil {
 			continue
 		}
 		key := rule.Metric + "." + rule.Stat
-		r.Limits[key] = v.Limit
+		if v.Scope == "overall" {
+			r.Limits[key] = v.Limit
+		}
 		if v.Failed() {
-			r.Crossed[key] = true
+			r.Crossed[key] = append(r.Crossed[key], v.Scope+" "+svg.Label(v.Limit)+" "+v.Unit)
 		}
 	}
 	return r
@@ -311,12 +320,12 @@ func Chart(s Series, f Figure) []byte {
 		}
 		cls := "point"
 		note := ""
-		if r.Crossed[f.Key] {
+		if in := r.Crossed[f.Key]; len(in) > 0 {
 			cls += " crossed"
-			note += fmt.Sprintf(", threshold %s %s crossed", svg.Label(r.Limits[f.Key]), f.Unit)
+			note += ", threshold crossed: " + strings.Join(in, "; ")
 		}
-		if r.Regressions > 0 {
-			note += fmt.Sprintf(", %d regression(s) against its base", r.Regressions)
+		if in := r.Regressed[f.Key]; len(in) > 0 {
+			note += ", regressed against its base in " + strings.Join(in, ", ")
 		}
 		if r.ReportURL != "" {
 			c.Raw(`<a href="` + svg.Escape(r.ReportURL) + `" target="_blank">` + "\n")
@@ -324,7 +333,7 @@ func Chart(s Series, f Figure) []byte {
 		}
 		c.Group(svg.Class(cls))
 		c.Title(fmt.Sprintf("run %d, %s: %s %s%s", r.ID, r.StartedAt.Local().Format("2006-01-02 15:04"), fmtValue(v), f.Unit, note))
-		if r.Regressions > 0 {
+		if len(r.Regressed[f.Key]) > 0 {
 			c.Circle(xOf(r), y.Map(v), ringR, svg.Class("regressed"))
 		}
 		c.Circle(xOf(r), y.Map(v), pointR)
@@ -431,7 +440,7 @@ a .point circle { cursor: pointer; }
 </head>
 <body>
 <h1>tokenpulse trend</h1>
-<p class="meta">{{.Runs}} runs from the history {{.Source}}. Hover a point for its run; a point with a published report links to it.</p>
+<p class="meta">{{.Runs}} run{{if ne .Runs 1}}s{{end}} from the history {{.Source}}. Hover a point for its run; a point with a published report links to it.</p>
 <div class="legend">
 <span><svg width="34" height="12"><path d="M2 6 H32" stroke="#0969da" stroke-width="2"/><circle cx="17" cy="6" r="4" fill="#0969da"/></svg> the run's figure</span>
 <span><svg width="34" height="12"><path d="M2 6 H32" stroke="#cf222e" stroke-width="1.5" stroke-dasharray="6 4"/></svg> its threshold</span>
@@ -444,7 +453,7 @@ a .point circle { cursor: pointer; }
 {{range .Sections}}
 <section>
 <h2>{{.Target}} · model {{dash .Model}} · device {{dash .Device}}</h2>
-<p class="meta">{{.Runs}} runs, {{.First}} to {{.Last}}{{if .Crossed}}; {{.Crossed}} crossed a threshold{{end}}{{if .Regr}}; {{.Regr}} regressed{{end}}</p>
+<p class="meta">{{.Runs}} run{{if ne .Runs 1}}s{{end}}, {{.First}} to {{.Last}}{{if .Crossed}}; {{.Crossed}} crossed a threshold{{end}}{{if .Regr}}; {{.Regr}} regressed{{end}}</p>
 <div class="grid6">
 {{range .Panels}}<figure><figcaption>{{.Title}}</figcaption>
 {{.SVG}}</figure>

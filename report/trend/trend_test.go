@@ -2,6 +2,7 @@ package trend
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,11 +24,25 @@ func mkRun(day int, gapMax float64, crossed bool, regressions int) *runfile.Run 
 	o.GapMs = stats.Distribution{Count: 90, P95: 20, Max: gapMax}
 	r.Verdicts = []runfile.Verdict{
 		{Rule: "gap.max <= 120ms", Scope: "overall", Limit: 120, Unit: "ms", Passed: !crossed, Value: gapMax},
-		{Rule: "[category:long] ttft.p95 < 50ms", Scope: "category:long", Limit: 50, Unit: "ms"},
+		{Rule: "[category:long] ttft.p95 < 50ms", Scope: "category:long", Limit: 50, Unit: "ms", Passed: true, Value: 40},
 	}
 	if regressions > 0 {
-		r.Comparison = &runfile.Comparison{Regressions: regressions}
+		// ttft.p95 regressed (overall and in category long); gap.p95
+		// was judged within its band.
+		r.Comparison = &runfile.Comparison{Regressions: regressions, Changes: []runfile.Change{
+			{Scope: "overall", Metric: "ttft.p95", Status: runfile.ChangeRegressed},
+			{Scope: "category:long", Metric: "ttft.p95", Status: runfile.ChangeRegressed},
+			{Scope: "overall", Metric: "gap.p95", Status: runfile.ChangeWithin},
+		}}
 	}
+	return r
+}
+
+// categoryCrossed is mkRun's run with its category rule crossed: the
+// run failed on a figure whose overall value the chart shows.
+func categoryCrossed(day int) *runfile.Run {
+	r := mkRun(day, 50, false, 0)
+	r.Verdicts[1].Passed, r.Verdicts[1].Value = false, 80
 	return r
 }
 
@@ -44,11 +59,15 @@ func TestFromRun(t *testing.T) {
 	if _, ok := r.Values["goodput.share"]; ok {
 		t.Error("goodput has a value though the run has none")
 	}
-	if r.Limits["gap.max"] != 120 || !r.Crossed["gap.max"] || len(r.Limits) != 1 {
-		t.Errorf("limits %v crossed %v: want gap.max 120 crossed, the category rule left out", r.Limits, r.Crossed)
+	if r.Limits["gap.max"] != 120 || len(r.Limits) != 1 || fmt.Sprint(r.Crossed) != "map[gap.max:[overall 120 ms]]" {
+		t.Errorf("limits %v crossed %v: want gap.max 120 crossed overall, the category rule's limit not drawn", r.Limits, r.Crossed)
 	}
-	if r.Regressions != 2 || r.Device != "pixel-8" || r.Target != "http://h:8080" {
+	if r.Regressions != 2 || fmt.Sprint(r.Regressed) != "map[ttft.p95:[overall category:long]]" || r.Device != "pixel-8" || r.Target != "http://h:8080" {
 		t.Errorf("run %+v", r)
+	}
+	c := FromRun(8, "", categoryCrossed(2))
+	if fmt.Sprint(c.Crossed) != "map[ttft.p95:[category:long 50 ms]]" {
+		t.Errorf("a run failed in a category: crossed %v, want ttft.p95 in category:long", c.Crossed)
 	}
 }
 
@@ -64,7 +83,7 @@ func TestPageMarksAndLinks(t *testing.T) {
 	}
 	other := mkRun(2, 40, false, 0)
 	other.Device.Label = "ci-x86"
-	runs = append(runs, FromRun(4, "", other))
+	runs = append(runs, FromRun(4, "", other), FromRun(5, "", categoryCrossed(4)))
 	var b bytes.Buffer
 	if err := HTML(&b, runs, "postgres://ci@db/h"); err != nil {
 		t.Fatal(err)
@@ -73,8 +92,9 @@ func TestPageMarksAndLinks(t *testing.T) {
 	for _, want := range []string{
 		"device pixel-8", "device ci-x86", "Longest stall (gap max)", "Goodput", "TPOT p95",
 		`<a href="https://reports.example/2/report.html"`,
-		`class="point crossed"`, `class="regressed"`, `<g class="threshold">`,
-		"run 2, ", "threshold 120 ms crossed", "3 regression(s)",
+		`class="point crossed"`, `class="regressed"`, `<g class="threshold">`, "1 run, ",
+		"run 2, ", "threshold crossed: overall 120 ms", "regressed against its base in overall, category:long",
+		"threshold crossed: category:long 50 ms",
 		"noise band of the " + strconv.Itoa(bandRuns) + " runs before", "grouped by target, model and device, whatever their settings",
 	} {
 		if !strings.Contains(page, want) {
@@ -84,8 +104,11 @@ func TestPageMarksAndLinks(t *testing.T) {
 	if n := strings.Count(page, "<figure>"); n != 2*len(Figures) {
 		t.Errorf("%d charts, want %d", n, 2*len(Figures))
 	}
-	if n := strings.Count(page, `class="point crossed"`); n != 1 {
-		t.Errorf("%d crossed points, want 1 (run 2's gap max)", n)
+	if n := strings.Count(page, `class="point crossed"`); n != 2 {
+		t.Errorf("%d crossed points, want 2 (run 2's gap max, run 5's TTFT p95 in its category)", n)
+	}
+	if n := strings.Count(page, `class="regressed"`); n != 1 {
+		t.Errorf("%d ringed points, want 1 (run 3's TTFT p95, the one figure that regressed)", n)
 	}
 	for _, bad := range []string{"<script", "src=\"http", "@import", "url(http"} {
 		if strings.Contains(page, bad) {

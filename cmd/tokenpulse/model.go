@@ -205,9 +205,13 @@ matches token_embd.weight), a full name, or a glob (blk.1?.ffn_*). A rule
 that matches no tensor is an error.
 
 Types: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K,
-Q6_K. Requantising an already quantised model (Q8_0, ...) works, with a
+Q6_K; or one of llama.cpp's mixtures, Q4_K_M or Q5_K_M, which give each
+tensor the type llama.cpp's llama-quantize gives it (Q6_K for output and
+for attn_v and ffn_down on some layers; for rows that are not a multiple
+of 256, Q5_0, Q5_1 or Q8_0 instead, as llama.cpp falls back). Requantising an already quantised model (Q8_0, ...) works, with a
 warning: precision is lost twice.
 
+  tokenpulse model quantize m-f16.gguf m-q4km.gguf --type Q4_K_M
   tokenpulse model quantize m-f16.gguf m-q4k.gguf --type Q4_K --tensor-type 'token_embd=Q6_K,attn_output=Q6_K'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
@@ -223,11 +227,15 @@ warning: precision is lost twice.
 				return usageErr(errors.New("--threads must not be negative"))
 			}
 			opts := quantize.Options{Threads: threads}
-			t, err := parseQuantType(typ)
-			if err != nil {
-				return usageErr(fmt.Errorf("--type: %w", err))
+			if mix, ok := quantize.LookupMix(typ); ok {
+				opts.Mix = mix
+			} else {
+				t, err := parseQuantType(typ)
+				if err != nil {
+					return usageErr(fmt.Errorf("--type: %w (or a llama.cpp mixture: %s)", err, quantize.MixNames()))
+				}
+				opts.Type = t
 			}
-			opts.Type = t
 			for _, arg := range rules {
 				for _, r := range strings.Split(arg, ",") {
 					r = strings.TrimSpace(r)
@@ -266,7 +274,7 @@ warning: precision is lost twice.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&typ, "type", "", "type of the quantisable weights: Q4_K, Q5_K, Q6_K, Q8_0, Q4_0, F16, F32, ...")
+	fl.StringVar(&typ, "type", "", "type of the quantisable weights: Q4_K, Q5_K, Q6_K, Q8_0, Q4_0, F16, F32, ..., or a mixture: Q4_K_M, Q5_K_M")
 	fl.StringArrayVar(&rules, "tensor-type", nil, "per-tensor types, PATTERN=TYPE[,PATTERN=TYPE...] (first match wins), e.g. 'token_embd=Q6_K,attn_output=Q6_K'")
 	fl.IntVar(&threads, "threads", 0, "goroutines quantising rows (0 = number of CPUs)")
 	return cmd
@@ -315,6 +323,8 @@ func printQuantizeSummary(w io.Writer, in, out string, res *quantize.Result) err
 			kept[key]++
 		case t.Rule != "":
 			note = "--tensor-type " + t.Rule
+		case t.Fallback != "":
+			note = "fallback: " + t.Fallback
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, strings.Join(dims, "×"), t.From, t.To,
 			humanize.IBytes(t.FromBytes), humanize.IBytes(t.ToBytes), note)

@@ -47,6 +47,11 @@ type Options struct {
 	// Threads is the number of goroutines quantising rows; 0 means
 	// GOMAXPROCS.
 	Threads int
+	// Mix, when its Name is set, makes llama.cpp's mixture of that name
+	// (see [Mix]): Type is then ignored, and each tensor no rule matches
+	// gets the mixture's type for it, with llama.cpp's fallback types for
+	// rows that do not fit a block.
+	Mix Mix
 }
 
 // Tensor is the plan for one tensor.
@@ -61,6 +66,9 @@ type Tensor struct {
 	Wanted quant.Type
 	Rule   string // the pattern that chose Wanted, "" for the default type
 	Kept   string // why the tensor keeps its type ("" when converted or already Wanted)
+	// Fallback says why a mixture gave the tensor a smaller block type
+	// than it wanted (its rows do not fit the wanted type's block).
+	Fallback string
 }
 
 // Converted reports whether the tensor's data is re-encoded.
@@ -159,13 +167,18 @@ func bitsPerWeight(t quant.Type) float64 {
 }
 
 // NewPlan decides the type of every tensor of f. Tensors that are
-// not quantisable weights (1-D tensors such as norms and biases) and
-// tensors whose row length is not a multiple of the wanted type's block
-// keep their stored type (F32 in an F32 or F16 model), as Kept says.
-// llama.cpp's quantiser keeps 1-D tensors too; for an unfit row length it
-// instead falls back to another block type (Q4_K to Q5_0, Q6_K to Q8_0,
-// then F16), which this does not do.
+// not quantisable weights (1-D tensors such as norms and biases) keep
+// their stored type (F32 in an F32 or F16 model), as Kept says; so does,
+// for a single type (no Mix), a tensor whose row length is not a multiple
+// of the wanted type's block. A Mix instead falls back to another block
+// type, as llama.cpp does (Q4_K to Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, then
+// F16), and says so in Fallback.
 func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
+	var mixed map[int]mixChoice
+	if opts.Mix.Name != "" {
+		opts.Type = opts.Mix.Base
+		mixed = mixTypes(f, opts.Mix)
+	}
 	if !Supports(opts.Type) {
 		return nil, fmt.Errorf("engine: quantize: cannot quantise to %v: %w", opts.Type, ErrSpec)
 	}
@@ -198,6 +211,9 @@ func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
 				q.Wanted, q.Rule = r.Type, r.Pattern
 				break
 			}
+		}
+		if mc, ok := mixed[i]; ok && q.Rule == "" {
+			q.Wanted, q.Fallback = mc.Type, mc.Fallback
 		}
 		k, _ := quant.Lookup(q.Wanted)
 		src, srcErr := quant.Lookup(t.Type)
@@ -236,6 +252,9 @@ func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
 		}
 	}
 	p.FileType = fileType(opts.Type, raised)
+	if opts.Mix.Name != "" {
+		p.FileType = opts.Mix.FileType
+	}
 	return p, nil
 }
 

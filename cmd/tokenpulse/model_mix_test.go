@@ -1,0 +1,40 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestModelQuantizeMix runs `model quantize --type Q4_K_M` on a file whose
+// rows (192) do not fit Q4_K's 256-element blocks: the summary names the
+// fallback types llama.cpp uses and the file type, and generate runs it.
+func TestModelQuantizeMix(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.gguf")
+	if out, code := cliRun(t, "model", "synth", "--arch", "qwen2", "--dim", "192", "--layers", "2", "--heads", "6", "--kv-heads", "2",
+		"--ffn", "512", "--vocab", "300", "--ctx", "64", "--type", "F32", "-o", in); code != exitOK {
+		t.Fatalf("synth: exit %d\n%s", code, out)
+	}
+	outPath := filepath.Join(dir, "q4km.gguf")
+	out, code := cliRun(t, "model", "quantize", in, outPath, "--type", "q4_k_m")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, want := range []string{
+		"fallback: Q4_K wanted, but a row of 192 is not a multiple of its block",
+		"fallback: Q6_K wanted, but a row of 192 is not a multiple of its block",
+		"tensors: 27 (12 Q5_0, 11 F32, 1 Q4_K, 2 Q8_0, 1 Q6_K)",
+		"general.file_type: 15 (Q4_K_M)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if out, code := cliRun(t, "generate", "--model", outPath, "-n", "4", "--prompt", "Once"); code != exitOK {
+		t.Errorf("generate: exit %d\n%s", code, out)
+	}
+	if out, code := cliRun(t, "model", "quantize", in, outPath, "--type", "Q4_K_X"); code != exitUsage || !strings.Contains(out, "Q4_K_M, Q5_K_M") {
+		t.Errorf("unknown mixture: exit %d\n%s", code, out)
+	}
+}

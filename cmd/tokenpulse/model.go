@@ -89,12 +89,6 @@ func printFileInfo(w io.Writer, path string, fi inspect.Info) error {
 	return tw.Flush()
 }
 
-// synthPresets are named shapes for `model synth --preset`.
-var synthPresets = map[string]synth.Spec{
-	"125m": {Arch: "llama", Dim: 768, Layers: 12, Heads: 12, KVHeads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048},
-	"0.5b": {Arch: "qwen2", Dim: 896, Layers: 24, Heads: 14, KVHeads: 2, FFN: 4864, Vocab: 151936, Ctx: 4096},
-}
-
 func newModelSynthCmd() *cobra.Command {
 	var sp synth.Spec
 	var typ, out, preset string
@@ -103,17 +97,22 @@ func newModelSynthCmd() *cobra.Command {
 		Short: "Write a GGUF model of any shape with seeded random weights (for benchmarks and tests)",
 		Long: `Write a GGUF model of any shape with seeded random weights and a byte-level
 vocabulary, so the engine can be measured at realistic sizes with nothing
-downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
-896, 24 layers, 2 KV heads); flags given explicitly override the preset.
+downloaded. Presets: 125m (llama, dim 768, 12 layers), 0.5b (qwen2, dim 896,
+24 layers, 2 KV heads) and 1b (Llama 3.2 1B's shape: llama, dim 2048, 16
+layers, 32 heads and 8 KV heads, ffn 8192, vocabulary 128256, tied
+embeddings); flags given explicitly override the preset.
 
   tokenpulse model synth --preset 125m --type Q4_K -o /tmp/125m-q4k.gguf
   tokenpulse model synth --arch qwen2 --dim 256 --layers 2 --heads 8 --kv-heads 4 --ffn 768 --vocab 512 --type Q8_0 -o m.gguf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if preset != "" {
-				p, ok := synthPresets[preset]
+				p, ok := synth.Presets[preset]
 				if !ok {
-					return usageErr(fmt.Errorf("unknown preset %q (want 125m or 0.5b)", preset))
+					return usageErr(fmt.Errorf("unknown preset %q (want %s)", preset, strings.Join(synth.PresetNames(), ", ")))
+				}
+				if !cmd.Flags().Changed("tied") {
+					sp.Tied = p.Tied
 				}
 				fl := cmd.Flags()
 				set := func(name string, dst *int, v int) {
@@ -168,7 +167,7 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&preset, "preset", "", "named shape: 125m or 0.5b")
+	fl.StringVar(&preset, "preset", "", "named shape: 125m, 0.5b or 1b")
 	fl.StringVar(&sp.Arch, "arch", "llama", "architecture: llama or qwen2")
 	fl.IntVar(&sp.Dim, "dim", 256, "embedding width")
 	fl.IntVar(&sp.Layers, "layers", 2, "transformer blocks")
@@ -179,6 +178,7 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 	fl.IntVar(&sp.Ctx, "ctx", 2048, "context length written to the file")
 	fl.StringVar(&typ, "type", "Q8_0", "type of the 2-D weights: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, ...")
 	fl.Uint64Var(&sp.Seed, "seed", 1, "random seed (the same seed gives the same file)")
+	fl.BoolVar(&sp.Tied, "tied", false, "no output.weight: the output projection is token_embd (tied embeddings)")
 	fl.StringVarP(&out, "output", "o", "", "output file")
 	return cmd
 }

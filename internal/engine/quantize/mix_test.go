@@ -197,3 +197,22 @@ func logSoftmax(logits []float32) []float64 {
 	}
 	return out
 }
+
+// TestMixTied: with tied embeddings (no output.weight), llama.cpp treats
+// token_embd as the output projection: Q6_K in Q4_K_M, Q8_0 when its rows
+// do not fit 256.
+func TestMixTied(t *testing.T) {
+	mix, _ := LookupMix("Q4_K_M")
+	for _, c := range []struct {
+		dim  int
+		want quant.Type
+	}{{256, quant.Q6_K}, {192, quant.Q8_0}} {
+		sp := synth.Spec{Arch: "llama", Dim: c.dim, Layers: 1, Heads: 4, FFN: 256, Vocab: 300, Ctx: 16, Type: quant.F32, Tied: true}
+		_, res := quantizeTo(t, synthFile(t, sp), Options{Mix: mix})
+		for _, p := range res.Plan.Tensors {
+			if p.Name == "token_embd.weight" && p.To != c.want {
+				t.Errorf("dim %d: tied token_embd is %v, want %v", c.dim, p.To, c.want)
+			}
+		}
+	}
+}

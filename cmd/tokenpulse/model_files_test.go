@@ -38,3 +38,23 @@ func TestModelQuantizeMix(t *testing.T) {
 		t.Errorf("unknown mixture: exit %d\n%s", code, out)
 	}
 }
+
+// TestModelSynthPreset1B writes a one-layer cut of the 1b preset (the
+// other flags keep the preset's shape) and runs it: tied embeddings and
+// GQA 32/8 load and generate.
+func TestModelSynthPreset1B(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "1b-cut.gguf")
+	out, code := cliRun(t, "model", "synth", "--preset", "1b", "--layers", "1", "--ffn", "256", "--vocab", "300", "--type", "Q4_0", "-o", p)
+	if code != exitOK {
+		t.Fatalf("synth: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "dim 2048, 1 layers") {
+		t.Errorf("synth output lacks the shape:\n%s", out)
+	}
+	if out, code := cliRun(t, "generate", "--model", p, "-n", "3", "--prompt", "Once"); code != exitOK {
+		t.Errorf("generate: exit %d\n%s", code, out)
+	}
+	if out, code := cliRun(t, "model", "synth", "--preset", "7b", "-o", p); code != exitUsage || !strings.Contains(out, "125m, 0.5b, 1b") {
+		t.Errorf("unknown preset: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,319 @@
+//go:build ignore
+
+// roofline measures this machine's two limits for the embedded engine and
+// the share of each that prefill and decode reach on a model file:
+//
+//   - int8 multiply-adds per second: the engine's own integer kernels
+//     (Q8_0 and Q4_0, in their AVX-512 VNNI layouts where the CPU has
+//     them, else AVX2, NEON or Go; row by row and batched) over weights
+//     that stay in the L2 cache, one goroutine per thread; the fastest is
+//     the limit. It is what our kernels reach, a floor under the
+//     instruction's peak. Prefill is compute
+//     bound: its share is (int8 MACs per token × prefill tok/s) / limit.
+//   - streaming read bandwidth: the runtime's memmove (copy) reading a
+//     buffer the size of the model's weights, and a 1 GiB one, into a
+//     buffer that stays in L1, one goroutine per thread.
+//     Decode is bound by reading every weight once a token: its share is
+//     (weight bytes per token × decode tok/s) / bandwidth.
+//
+// Per token, a model reads every 2-D weight except token_embd (a row
+// lookup; when the output is tied to it, it is read as the output) and
+// does one multiply-add per weight element; attention over the cache
+// (about 2·layers·ctx·kv_dim MACs a token) is left out, so at short
+// contexts the shares are a slight underestimate.
+//
+// Both limits are rates per second of the measuring threads' own CPU
+// time (getrusage RUSAGE_THREAD), so other processes on a shared machine
+// do not lower them; the engine's rates are wall-clock, as a user sees
+// them, so on a loaded machine its shares are understated.
+//
+// The engine runs in this process (engine.Load, a 256-token prompt for
+// prefill, 64 greedy tokens for decode). Rounds interleave everything
+// (limits and engine, each thread count) so a noisy spell of a shared
+// machine falls on all alike; the table gives medians and the load
+// average before and after.
+//
+//	go run docs/perf/roofline.go -model 05b-q4_0.gguf
+//	go run docs/perf/roofline.go -model 1b-q4_k_m.gguf -threads 1,2 -rounds 5
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tokenpulse/tokenpulse/internal/engine"
+	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
+	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
+)
+
+func main() {
+	model := flag.String("model", "", "GGUF model file")
+	threadList := flag.String("threads", "1,2", "comma-separated thread counts")
+	rounds := flag.Int("rounds", 3, "rounds (medians are printed)")
+	dur := flag.Duration("dur", 400*time.Millisecond, "time per limit measurement")
+	flag.Parse()
+	if *model == "" {
+		fmt.Fprintln(os.Stderr, "usage: go run docs/perf/roofline.go -model FILE.gguf [-threads 1,2] [-rounds 3]")
+		os.Exit(2)
+	}
+	var threads []int
+	for _, s := range strings.Split(*threadList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			fail(fmt.Errorf("-threads %q", *threadList))
+		}
+		threads = append(threads, n)
+	}
+	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), slices.Max(threads)))
+
+	wBytes, macs, err := perToken(*model)
+	if err != nil {
+		fail(err)
+	}
+	fmt.Printf("model %s: %.1f MiB of weights read and %.3g int8 MACs per token\n", *model, float64(wBytes)/(1<<20), float64(macs))
+	fmt.Printf("kernels %s; load average %s\n", quant.Accel(), loadavg())
+
+	models := map[int]*engine.Model{}
+	for _, t := range threads {
+		m, err := engine.Load(context.Background(), engine.Options{ModelPath: *model, Threads: t, Ctx: 512})
+		if err != nil {
+			fail(err)
+		}
+		defer m.Close()
+		models[t] = m
+	}
+	prompt := models[threads[0]].Tokenizer().Encode(strings.Repeat("ab ", 254), true, false)
+
+	small := newBuffer(int(min(wBytes, 1<<30)))
+	large := newBuffer(1 << 30)
+	type sample struct{ mac, bwModel, bwLarge, prefill, decode []float64 }
+	res := map[int]*sample{}
+	for _, t := range threads {
+		res[t] = &sample{}
+	}
+	for r := 0; r < *rounds; r++ {
+		for _, t := range threads {
+			s := res[t]
+			s.mac = append(s.mac, macRate(t, *dur))
+			s.bwModel = append(s.bwModel, readRate(small, t, *dur))
+			s.bwLarge = append(s.bwLarge, readRate(large, t, *dur))
+			p, d, err := engineRates(models[t], prompt)
+			if err != nil {
+				fail(err)
+			}
+			s.prefill = append(s.prefill, p)
+			s.decode = append(s.decode, d)
+			fmt.Fprintf(os.Stderr, "round %d, %d thread(s): %.1f GMAC/s, %.1f / %.1f GB/s, prefill %.1f tok/s, decode %.1f tok/s\n",
+				r+1, t, last(s.mac)/1e9, last(s.bwModel)/1e9, last(s.bwLarge)/1e9, p, d)
+		}
+	}
+	fmt.Printf("medians of %d rounds; load average after %s\n\n", *rounds, loadavg())
+	fmt.Println("| threads | int8 MAC limit | read limit (model-sized / 1 GiB) | prefill | share of MAC limit | decode | share of read limit (model-sized / 1 GiB) |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, t := range threads {
+		s := res[t]
+		mac, bwm, bwl, p, d := median(s.mac), median(s.bwModel), median(s.bwLarge), median(s.prefill), median(s.decode)
+		fmt.Printf("| %d | %.1f GMAC/s | %.1f / %.1f GB/s | %.1f tok/s = %.1f GMAC/s | %.0f%% | %.1f tok/s = %.1f GB/s | %.0f%% / %.0f%% |\n",
+			t, mac/1e9, bwm/1e9, bwl/1e9, p, p*float64(macs)/1e9, 100*p*float64(macs)/mac,
+			d, d*float64(wBytes)/1e9, 100*d*float64(wBytes)/bwm, 100*d*float64(wBytes)/bwl)
+	}
+}
+
+// perToken returns the weight bytes a decode step reads and the
+// multiply-adds a token costs: every 2-D tensor but token_embd, which is
+// counted only when it doubles as the output (tied).
+func perToken(path string) (bytes, macs uint64, err error) {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	_, hasOutput := f.Tensor("output.weight")
+	for _, t := range f.Tensors {
+		if len(t.Dims) < 2 || (t.Name == "token_embd.weight" && hasOutput) {
+			continue
+		}
+		bytes += uint64(len(t.Data))
+		macs += t.Elements()
+	}
+	return bytes, macs, nil
+}
+
+// engineRates runs one prefill of prompt and 64 greedy tokens.
+func engineRates(m *engine.Model, prompt []int32) (prefill, decode float64, err error) {
+	s := m.NewSession()
+	res, err := s.Generate(context.Background(), prompt, engine.Params{MaxTokens: 65, IgnoreEOS: true}, func(engine.Token) error { return nil })
+	if err != nil {
+		return 0, 0, err
+	}
+	prefill = float64(res.PromptTokens) / res.Prefill.Seconds()
+	decode = float64(res.OutputTokens-1) / res.Decode.Seconds()
+	return prefill, decode, nil
+}
+
+// macRate is the int8 multiply-add rate of the fastest integer kernel
+// the engine has (Q8_0 and Q4_0, their load-time layouts where the CPU
+// has them; one input row at a time and, where there is one, the batched
+// MatMulQ on 16 inputs) with t goroutines, each on its own weights (64
+// rows of 4096: in L2) and inputs. Rates are per second of the
+// goroutines' own CPU time (see cpuRate), and it returns the best.
+func macRate(t int, dur time.Duration) float64 {
+	const rows, cols, batch = 64, 4096, 16
+	best := 0.0
+	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0} {
+		base, _ := quant.Lookup(typ)
+		k := base
+		var repack func(dst, src []byte, cols int)
+		if r := quant.Repacked(typ); r != nil {
+			k, repack = r.Kernel, r.Repack
+		}
+		for _, batched := range []bool{false, true} {
+			if batched && k.MatMulQ == nil {
+				continue
+			}
+			best = max(best, cpuRate(t, dur, func(g int) func() float64 {
+				rng := rand.New(rand.NewPCG(uint64(g), 1))
+				x := make([]float32, rows*cols)
+				for i := range x {
+					x[i] = float32(rng.NormFloat64())
+				}
+				rb := cols / base.BlockSize * base.BlockBytes
+				w := make([]byte, rows*rb)
+				for r := 0; r < rows; r++ {
+					base.Quantize(w[r*rb:(r+1)*rb], x[r*cols:(r+1)*cols])
+				}
+				if repack != nil {
+					p := make([]byte, len(w))
+					repack(p, w, cols)
+					w = p
+				}
+				ab := k.ActRowBytes(cols)
+				xq := make([]byte, batch*ab)
+				for b := 0; b < batch; b++ {
+					k.QuantizeAct(xq[b*ab:(b+1)*ab], x[b*cols:(b+1)*cols])
+				}
+				out := make([]float32, batch*rows)
+				return func() float64 {
+					if batched {
+						k.MatMulQ(out, rows, xq, ab, batch, w)
+						return batch * rows * cols
+					}
+					k.DotQRows(out[:rows], xq[:ab], w)
+					return rows * cols
+				}
+			}))
+		}
+	}
+	return best
+}
+
+// cpuRate runs t goroutines, each on its own OS thread, calling the
+// function setup(g) returns (which does some work and returns how much)
+// for about dur of wall time, and returns the total work per second of
+// each goroutine's own CPU time, summed: what t threads do when each has
+// a core, which on a shared machine the wall clock would not show.
+func cpuRate(t int, dur time.Duration, setup func(g int) func() float64) float64 {
+	var wg sync.WaitGroup
+	rates := make([]float64, t)
+	var ready sync.WaitGroup
+	ready.Add(t)
+	startc := make(chan struct{})
+	for g := 0; g < t; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			work := setup(g)
+			work() // warm
+			ready.Done()
+			<-startc
+			c0 := threadCPU()
+			start := time.Now()
+			n := 0.0
+			for time.Since(start) < dur {
+				n += work()
+			}
+			rates[g] = n / (threadCPU() - c0).Seconds()
+		}()
+	}
+	ready.Wait()
+	close(startc)
+	wg.Wait()
+	total := 0.0
+	for _, r := range rates {
+		total += r
+	}
+	return total
+}
+
+// threadCPU is the calling OS thread's CPU time (user + system).
+func threadCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		fail(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// newBuffer returns n bytes, all written (so every page is resident and
+// none is the shared zero page), none equal to 0xff.
+func newBuffer(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i % 251)
+	}
+	return b
+}
+
+// readRate is the rate at which t goroutines read b, each its own
+// share over and over, per second of their own CPU time (see cpuRate).
+// The reader is copy into a 32 KiB buffer that stays in L1: the runtime's
+// memmove streams the source with the widest loads the CPU has.
+func readRate(b []byte, t int, dur time.Duration) float64 {
+	return cpuRate(t, dur, func(g int) func() float64 {
+		part := b[len(b)*g/t : len(b)*(g+1)/t]
+		dst := make([]byte, 32<<10)
+		return func() float64 {
+			for off := 0; off < len(part); off += len(dst) {
+				copy(dst, part[off:])
+			}
+			return float64(len(part))
+		}
+	})
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func last(v []float64) float64 { return v[len(v)-1] }
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:3], " ")
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "roofline:", err)
+	os.Exit(1)
+}

@@ -24,8 +24,11 @@
 //
 // Both limits are rates per second of the measuring threads' own CPU
 // time (getrusage RUSAGE_THREAD), so other processes on a shared machine
-// do not lower them; the engine's rates are wall-clock, as a user sees
-// them, so on a loaded machine its shares are understated.
+// do not lower them. The engine's rates are given twice: by the wall
+// clock, as a user sees them (on a loaded machine their shares are
+// understated), and per second of the process's CPU time times the
+// threads, the same basis as the limits (workers that spin while waiting
+// count as busy, so this errs low too, less so).
 //
 // The engine runs in this process (engine.Load, a 256-token prompt for
 // prefill, 64 greedy tokens for decode). Rounds interleave everything
@@ -81,7 +84,13 @@ func main() {
 		fail(err)
 	}
 	fmt.Printf("model %s: %.1f MiB of weights read and %.3g int8 MACs per token\n", *model, float64(wBytes)/(1<<20), float64(macs))
-	fmt.Printf("kernels %s; load average %s\n", quant.Accel(), loadavg())
+	kern := quant.Accel()
+	for _, t := range []quant.Type{quant.Q8_0, quant.Q4_0} {
+		if r := quant.Repacked(t); r != nil {
+			kern += fmt.Sprintf(", %v %s", t, r.Name)
+		}
+	}
+	fmt.Printf("kernels %s; load average %s\n", kern, loadavg())
 
 	models := map[int]*engine.Model{}
 	for _, t := range threads {
@@ -96,7 +105,7 @@ func main() {
 
 	small := newBuffer(int(min(wBytes, 1<<30)))
 	large := newBuffer(1 << 30)
-	type sample struct{ mac, bwModel, bwLarge, prefill, decode []float64 }
+	type sample struct{ mac, bwModel, bwLarge, prefill, decode, prefillCPU, decodeCPU []float64 }
 	res := map[int]*sample{}
 	for _, t := range threads {
 		res[t] = &sample{}
@@ -107,25 +116,26 @@ func main() {
 			s.mac = append(s.mac, macRate(t, *dur))
 			s.bwModel = append(s.bwModel, readRate(small, t, *dur))
 			s.bwLarge = append(s.bwLarge, readRate(large, t, *dur))
-			p, d, err := engineRates(models[t], prompt)
+			e, err := engineRates(models[t], t, prompt)
 			if err != nil {
 				fail(err)
 			}
-			s.prefill = append(s.prefill, p)
-			s.decode = append(s.decode, d)
-			fmt.Fprintf(os.Stderr, "round %d, %d thread(s): %.1f GMAC/s, %.1f / %.1f GB/s, prefill %.1f tok/s, decode %.1f tok/s\n",
-				r+1, t, last(s.mac)/1e9, last(s.bwModel)/1e9, last(s.bwLarge)/1e9, p, d)
+			s.prefill, s.decode = append(s.prefill, e.prefill), append(s.decode, e.decode)
+			s.prefillCPU, s.decodeCPU = append(s.prefillCPU, e.prefillCPU), append(s.decodeCPU, e.decodeCPU)
+			fmt.Fprintf(os.Stderr, "round %d, %d thread(s): %.1f GMAC/s, %.1f / %.1f GB/s, prefill %.1f (CPU %.1f) tok/s, decode %.1f (CPU %.1f) tok/s\n",
+				r+1, t, last(s.mac)/1e9, last(s.bwModel)/1e9, last(s.bwLarge)/1e9, e.prefill, e.prefillCPU, e.decode, e.decodeCPU)
 		}
 	}
 	fmt.Printf("medians of %d rounds; load average after %s\n\n", *rounds, loadavg())
-	fmt.Println("| threads | int8 MAC limit | read limit (model-sized / 1 GiB) | prefill | share of MAC limit | decode | share of read limit (model-sized / 1 GiB) |")
+	fmt.Println("| threads | int8 MAC limit | read limit (model-sized / 1 GiB) | prefill tok/s, wall (CPU) | prefill share of MAC limit, wall (CPU) | decode tok/s, wall (CPU) | decode share of model-sized read limit, wall (CPU) |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, t := range threads {
 		s := res[t]
-		mac, bwm, bwl, p, d := median(s.mac), median(s.bwModel), median(s.bwLarge), median(s.prefill), median(s.decode)
-		fmt.Printf("| %d | %.1f GMAC/s | %.1f / %.1f GB/s | %.1f tok/s = %.1f GMAC/s | %.0f%% | %.1f tok/s = %.1f GB/s | %.0f%% / %.0f%% |\n",
-			t, mac/1e9, bwm/1e9, bwl/1e9, p, p*float64(macs)/1e9, 100*p*float64(macs)/mac,
-			d, d*float64(wBytes)/1e9, 100*d*float64(wBytes)/bwm, 100*d*float64(wBytes)/bwl)
+		mac, bwm, bwl := median(s.mac), median(s.bwModel), median(s.bwLarge)
+		p, d, pc, dc := median(s.prefill), median(s.decode), median(s.prefillCPU), median(s.decodeCPU)
+		pm, dm := float64(macs), float64(wBytes)
+		fmt.Printf("| %d | %.0f GMAC/s | %.1f / %.1f GB/s | %.0f (%.0f) | %.0f%% (%.0f%%) | %.1f (%.1f) | %.0f%% (%.0f%%) |\n",
+			t, mac/1e9, bwm/1e9, bwl/1e9, p, pc, 100*p*pm/mac, 100*pc*pm/mac, d, dc, 100*d*dm/bwm, 100*dc*dm/bwm)
 	}
 }
 
@@ -149,16 +159,44 @@ func perToken(path string) (bytes, macs uint64, err error) {
 	return bytes, macs, nil
 }
 
-// engineRates runs one prefill of prompt and 64 greedy tokens.
-func engineRates(m *engine.Model, prompt []int32) (prefill, decode float64, err error) {
+// rates are the engine's speeds in one run: by the wall clock, and per
+// second of the process's CPU time times the threads (what it would do
+// with its cores to itself; workers that spin while waiting count as
+// busy, so this errs low).
+type rates struct{ prefill, decode, prefillCPU, decodeCPU float64 }
+
+// engineRates runs one prefill of prompt and 64 greedy tokens on t
+// threads.
+func engineRates(m *engine.Model, t int, prompt []int32) (rates, error) {
 	s := m.NewSession()
-	res, err := s.Generate(context.Background(), prompt, engine.Params{MaxTokens: 65, IgnoreEOS: true}, func(engine.Token) error { return nil })
+	c0 := processCPU()
+	var c1 time.Duration
+	res, err := s.Generate(context.Background(), prompt, engine.Params{MaxTokens: 65, IgnoreEOS: true}, func(engine.Token) error {
+		if c1 == 0 {
+			c1 = processCPU()
+		}
+		return nil
+	})
+	c2 := processCPU()
 	if err != nil {
-		return 0, 0, err
+		return rates{}, err
 	}
-	prefill = float64(res.PromptTokens) / res.Prefill.Seconds()
-	decode = float64(res.OutputTokens-1) / res.Decode.Seconds()
-	return prefill, decode, nil
+	n := float64(res.OutputTokens - 1)
+	return rates{
+		prefill:    float64(res.PromptTokens) / res.Prefill.Seconds(),
+		decode:     n / res.Decode.Seconds(),
+		prefillCPU: float64(res.PromptTokens) / (c1 - c0).Seconds() * float64(t),
+		decodeCPU:  n / (c2 - c1).Seconds() * float64(t),
+	}, nil
+}
+
+// processCPU is the process's CPU time (user + system).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		fail(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // macRate is the int8 multiply-add rate of the fastest integer kernel

@@ -262,10 +262,15 @@ func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
 // raised says some tensors were given a wider type (the _M mixes).
 func fileType(t quant.Type, raised bool) uint32 {
 	pick := func(small, medium uint32) uint32 {
-		if raised {
-			return medium
+		if !raised {
+			return small
 		}
-		return small
+		for _, m := range Mixes {
+			if m.Base == t {
+				return m.FileType
+			}
+		}
+		return medium
 	}
 	switch t {
 	case quant.F32:
@@ -287,9 +292,9 @@ func fileType(t quant.Type, raised bool) uint32 {
 	case quant.Q3_K:
 		return pick(11, 12) // Q3_K_S, Q3_K_M
 	case quant.Q4_K:
-		return pick(14, 15) // Q4_K_S, Q4_K_M
+		return pick(14, 0) // Q4_K_S, Q4_K_M (Mixes)
 	case quant.Q5_K:
-		return pick(16, 17) // Q5_K_S, Q5_K_M
+		return pick(16, 0) // Q5_K_S, Q5_K_M (Mixes)
 	case quant.Q6_K:
 		return 18
 	case quant.BF16:

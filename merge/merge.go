@@ -296,6 +296,11 @@ func Merge(parts []Part, notes []string) (*runfile.Run, error) {
 		if run.ColdStart == nil {
 			run.ColdStart = r.ColdStart
 		}
+		if run.Scrape == nil {
+			// Every shard sampled the one target (bench --scrape): the
+			// lowest shard's samples stand for all.
+			run.Scrape = r.Scrape
+		}
 		maps.Copy(run.Config.SuiteThresholds, r.Config.SuiteThresholds)
 		if !slices.Contains(hosts, r.Device.Hostname) {
 			hosts = append(hosts, r.Device.Hostname)

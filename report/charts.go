@@ -26,12 +26,13 @@ type Chart struct {
 }
 
 // Charts returns every chart of the HTML report of r, in page order: the
-// TTFT waterfall, TTFT by turn (a run with conversations only), the gap
-// histogram, one token-arrival timeline per offending request (see
+// TTFT waterfall, the distribution of TTFT and E2E (CDFChart), their
+// course over the run (TimeChart), TTFT by turn (a run with
+// conversations only), the gap histogram, one token-arrival timeline per offending request (see
 // Timelines), the load over the run (LoadChart), then the flame graph of
 // the run's CPU profile when it has one (see FlameGraph).
 func Charts(r *runfile.Run, o Options) []Chart {
-	out := []Chart{Waterfall(r, o)}
+	out := []Chart{Waterfall(r, o), CDFChart(r, o), TimeChart(r, o)}
 	if tc, ok := TurnChart(r, o); ok {
 		out = append(out, tc)
 	}
@@ -277,33 +278,74 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 		return Chart{Name: "gaps", Title: title, SVG: c.Bytes()}
 	}
 	d := stats.Describe(gaps)
-	const floor = 0.01 // ms; gaps below (tokens read together) go in the first bin
-	lo := math.Max(d.Min, floor)
+	// Gaps under the floor (tokens read together, often 0 ms) have no
+	// place on a log axis: they get a bar of their own left of it,
+	// labelled "< 0.01".
+	const floor = 0.01 // ms
+	under, lo := 0, math.Inf(1)
+	for _, g := range gaps {
+		if g < floor {
+			under++
+		} else {
+			lo = math.Min(lo, g)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		lo = floor
+	}
 	limit := gapLimit(r)
-	hi := math.Max(d.Max, limit)
+	hi := math.Max(math.Max(d.Max, limit), lo)
 	edges := svg.LogBins(lo, hi, binsPerDecade)
 	counts := make([]int, len(edges)-1)
 	for _, g := range gaps {
-		k := sort.SearchFloat64s(edges, math.Max(g, floor)*(1+1e-12)) - 1 // edges[k] ≤ g < edges[k+1]
+		if g < floor {
+			continue
+		}
+		k := sort.SearchFloat64s(edges, g*(1+1e-12)) - 1 // edges[k] ≤ g < edges[k+1]
 		counts[max(0, min(k, len(counts)-1))]++
 	}
-	maxCount := 0
+	maxCount := under
 	for _, n := range counts {
 		maxCount = max(maxCount, n)
 	}
-	xs := svg.Log{D0: edges[0], D1: edges[len(edges)-1], R0: left, R1: w - right}
+	const underW = 34.0 // the underflow bar's slot
+	x0 := left
+	if under > 0 {
+		x0 += underW
+	}
+	xs := svg.Log{D0: edges[0], D1: edges[len(edges)-1], R0: x0, R1: w - right}
 	yTop := math.Pow(10, math.Ceil(math.Log10(float64(maxCount)+1)))
-	ys := func(n float64) float64 { // log(1+n) scale
-		return h - bottom - math.Log10(1+n)/math.Log10(1+yTop)*(h-bottom-top)
+	// A count of 1 stands oneBar px above the base line, and counts above
+	// it on a log scale: so 0 and 1 are two labels apart, and a single
+	// stall is a bar one can see.
+	const oneBar = 18.0
+	ys := func(n float64) float64 {
+		if n <= 0 {
+			return h - bottom
+		}
+		return h - bottom - oneBar - math.Log10(n)/math.Log10(yTop)*(h-bottom-top-oneBar)
+	}
+	xOf := func(v float64) float64 { // a marker's x; under the floor, the underflow bar's middle
+		if v < floor && under > 0 {
+			return left + underW/2
+		}
+		return xs.Map(math.Max(v, floor))
 	}
 	for v := 1.0; v <= yTop; v *= 10 {
 		c.Line(left, ys(v), w-right, ys(v), svg.A("stroke", colGrid))
-		c.Text(left-6, ys(v)+4, svg.Label(v), svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+		c.Text(left-6, ys(v)+4, svg.Label(v), svg.A("fill", colMuted), svg.A("text-anchor", "end"), svg.Class("ytick"))
 	}
-	c.Text(left-6, ys(0)+4, "0", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
+	c.Text(left-6, ys(0)+4, "0", svg.A("fill", colMuted), svg.A("text-anchor", "end"), svg.Class("ytick"))
+	underLabel := box{}
+	if under > 0 { // the underflow bar's label, drawn with its bar
+		underLabel = textBox(left+underW/2-1, h-bottom+16, "<"+svg.Label(floor), fontSize, "middle")
+	}
 	for _, t := range xs.Ticks() {
 		c.Line(xs.Map(t), h-bottom, xs.Map(t), h-bottom+4, svg.A("stroke", colAxis))
-		c.Text(xs.Map(t), h-bottom+16, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
+		if under > 0 && textBox(xs.Map(t), h-bottom+16, svg.Label(t), fontSize, "middle").overlaps(underLabel) {
+			continue // its tick stays; "<0.01" beside it says where the axis starts
+		}
+		c.Text(xs.Map(t), h-bottom+16, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"), svg.Class("xtick"))
 	}
 	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
 	c.Text(w-right, h-10, "gap, ms (log scale)", svg.A("fill", colMuted), svg.A("text-anchor", "end"))
@@ -312,6 +354,16 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 	// Bars first; every label placed later keeps clear of them.
 	var pl placer
 	var bins []histBin
+	if under > 0 {
+		bx0, bx1 := left+4, left+underW-6
+		c.Group(svg.Class("bin underflow"), svg.A("data-count", strconv.Itoa(under)))
+		c.Title(fmt.Sprintf("under %s ms (tokens read together): %d gaps", svg.Label(floor), under))
+		c.Rect(bx0, ys(float64(under)), bx1-bx0, ys(0)-ys(float64(under)), svg.A("fill", colMuted))
+		c.End()
+		c.Text((bx0+bx1)/2, h-bottom+16, "<"+svg.Label(floor), svg.A("fill", colMuted), svg.A("text-anchor", "middle"), svg.Class("xtick underflow"))
+		pl.take(box{bx0, ys(float64(under)), bx1, ys(0)})
+		bins = append(bins, histBin{x0: bx0 - 0.5, x1: bx1 + 0.5, n: under})
+	}
 	for i, n := range counts {
 		if n == 0 {
 			continue
@@ -347,12 +399,14 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 		markers = append(markers, marker{limit, "limit", colStall, "6,3"})
 	}
 	markers = append(markers, marker{d.P50, "p50", colMuted, "3,3"})
-	if xs.Map(d.P99)-xs.Map(d.P50) > 24 {
+	if xOf(d.P99)-xOf(d.P50) > 24 {
 		markers = append(markers, marker{d.P99, "p99", colMuted, "3,3"})
 	}
+	// The lines are taken too, so that no count label is cut by one.
 	for _, m := range markers {
-		x := xs.Map(math.Max(m.v, floor))
+		x := xOf(m.v)
 		c.Line(x, top, x, h-bottom, svg.A("stroke", m.col), svg.A("stroke-dasharray", m.dash), svg.Class("marker"))
+		pl.take(box{x - 1, top + 1, x + 1, h - bottom})
 	}
 	// Labels, each where it covers no bar and no other label; the most
 	// telling counts first, then the marker tags (which can move up a
@@ -363,7 +417,7 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 		for _, cand := range []struct {
 			x      float64
 			anchor string
-		}{{(b.x0 + b.x1) / 2, "middle"}, {b.x1, "end"}, {b.x0, "start"}} {
+		}{{(b.x0 + b.x1) / 2, "middle"}, {b.x1, "end"}, {b.x0, "start"}, {b.x1 + 3, "start"}, {b.x0 - 3, "end"}} {
 			bx := textBox(cand.x, y, s, smallSize, cand.anchor)
 			if bx.X0 < left-4 || bx.X1 > w-2 || !pl.free(bx) {
 				continue
@@ -379,7 +433,7 @@ func GapHistogram(r *runfile.Run, o Options) Chart {
 		placeCount(b)
 	}
 	for _, m := range markers {
-		x := xs.Map(math.Max(m.v, floor))
+		x := xOf(m.v)
 		for _, y := range []float64{top - 2, top - 14} { // a second row when the first is taken
 			if b := textBox(x, y, m.tag, smallSize, "middle"); pl.free(b) {
 				pl.take(b)
@@ -467,6 +521,7 @@ func anyAbove(gaps []float64, limit, lo, hi float64) bool {
 func Timelines(r *runfile.Run, o Options) []Chart {
 	var out []Chart
 	for _, t := range timelines(r, o) {
+		t.Scrape = r.Scrape
 		out = append(out, timeline(t, o))
 	}
 	return out
@@ -493,23 +548,36 @@ func timeline(t timelineFor, o Options) Chart {
 	q := t.Req
 	rule, stalls := findStalls(q, t.LimitMS, o)
 	const (
-		w, h, left, right, top, bottom = 760.0, 300.0, 56.0, 24.0, 76.0, 48.0
+		w, h, left, right, top, bottom = 760.0, 316.0, 56.0, 24.0, 92.0, 48.0
 	)
 	title := fmt.Sprintf("Tokens as they arrived for %s (request #%d, category %s, id %s)", q.PromptID, q.Index, q.Category, q.RequestID)
-	c := newChart(w, h, title, "chart timeline", svg.A("data-request-id", q.RequestID), svg.A("data-prompt-id", q.PromptID),
-		svg.A("data-stalls", strconv.Itoa(len(stalls))))
-	fittedText(c, chartPad, 16, title, w-2*chartPad, fontSize*boldWidth, svg.A("fill", colText), svg.A("font-weight", "600"))
+	attrs := []svg.Attr{svg.A("data-request-id", q.RequestID), svg.A("data-prompt-id", q.PromptID), svg.A("data-stalls", strconv.Itoa(len(stalls)))}
+	server, at := serverLineAt(t.Scrape, q.StartedAt)
+	if at.HasQueue {
+		attrs = append(attrs, svg.A("data-server-queue", svg.Num(at.Queue)))
+	}
+	if at.HasKV {
+		attrs = append(attrs, svg.A("data-server-kv", svg.Num(at.KV)))
+	}
+	c := newChart(w, h, title, "chart timeline", attrs...)
+	// The heading names the prompt; the request's numbers go on a line of
+	// their own, so that a long request id does not cut the heading.
+	fittedText(c, chartPad, 16, "Tokens as they arrived for "+q.PromptID, w-2*chartPad, fontSize*boldWidth, svg.A("fill", colText), svg.A("font-weight", "600"), svg.Class("heading"))
+	fittedText(c, chartPad, 32, fmt.Sprintf("request #%d · category %s · id %s", q.Index, q.Category, q.RequestID), w-2*chartPad, fontSize, svg.A("fill", colMuted), svg.Class("heading"))
 	why := "crossed " + strings.Join(t.Rules, ", ")
 	if t.Worst {
 		why = "no threshold was crossed; this is the warm request with the longest gap"
 	}
-	fittedText(c, chartPad, 32, why+"; "+rule.String(), w-2*chartPad, fontSize, svg.A("fill", colMuted))
+	fittedText(c, chartPad, 48, why+"; "+rule.String(), w-2*chartPad, fontSize, svg.A("fill", colMuted))
 	v := measure.Of(q, stats.DefaultDisplay) // the display plays no part here
 	key := fmt.Sprintf("TTFT %s ms · %s · E2E %s ms", fmtMS(v.TTFTMs), plural(v.Events, "event"), fmtMS(v.E2EMs))
 	if len(stalls) > 0 {
 		key += " · " + plural(len(stalls), "stall")
 	}
-	c.Text(10, 48, key, svg.A("fill", colText))
+	if server != "" {
+		key += " · " + server
+	}
+	fittedText(c, 10, 64, key, w-20, fontSize, svg.A("fill", colText))
 
 	// Tokens received after each event, counted as TPOT counts them.
 	cum := v.CumulativeTokens()

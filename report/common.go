@@ -142,6 +142,9 @@ type timelineFor struct {
 	// Worst is true when no threshold was crossed and this is the request
 	// with the longest gap, shown for reference.
 	Worst bool
+	// Scrape is the run's scrape of the server's gauges (bench
+	// --scrape), for what they said at the request's start; nil without.
+	Scrape *runfile.Scrape
 }
 
 // timelines picks the requests whose timelines are drawn: every offender

@@ -51,6 +51,9 @@ type htmlView struct {
 	// ServerAccount sets the server's own split of TTFT and its TPOT
 	// beside the client's, when the server sent them; "" otherwise.
 	ServerAccount string
+	// ServerGauges says what the server's own gauges peaked at (bench
+	// --scrape); "" without.
+	ServerGauges string
 	// Comparison is the comparison with an earlier run, nil when none
 	// was asked.
 	Comparison   *comparisonView
@@ -93,6 +96,15 @@ type htmlView struct {
 	// Browser is the section of a browser run (model against
 	// measurement, three-layer timelines); nil otherwise.
 	Browser *browserView
+	// CDF is the distribution of TTFT and E2E over every request, per
+	// category; OverTime their latency against the run's time.
+	CDF, OverTime chartView
+	// ErrorGroups is every error message of the run with its count
+	// (measure.ErrorGroups), for the errors table.
+	ErrorGroups []measure.ErrorGroup
+	// Requests is the table of every warm request, sortable without a
+	// script; nil when none.
+	Requests *requestsView
 	// TraceMatch states how closely a trace replay kept its trace; ""
 	// for any other run.
 	TraceMatch string
@@ -216,26 +228,9 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	v.PerEventNote = perEventOnlyNote(r)
 	v.ServerAccount = serverAccount(r)
+	v.ServerGauges = gaugesLine(r)
 	if c := r.Comparison; c != nil {
-		cv := &comparisonView{Title: comparisonTitle(c), Result: comparisonResult(c), Regressed: c.Regressions > 0, Notes: c.Notes}
-		if c.Skipped == "" {
-			cv.Method = comparisonMethod(c)
-			if e := comparisonEvidence(c); e != "" {
-				cv.Method = e + ". " + cv.Method
-			}
-			cv.Columns = []string{"scope", "metric", "base", "new", "delta", "noise band", "p", "verdict"}
-			for _, x := range c.Changes {
-				rel := ""
-				if x.Base != 0 {
-					rel = fmt.Sprintf(" (%+.1f%%)", x.Relative*100)
-				}
-				cv.Rows = append(cv.Rows, comparisonRowView{Regressed: x.Regressed(), Cells: []string{
-					x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit),
-					fmt.Sprintf("%+.2f%s", x.Delta, rel), bandCell(x), pValue(x), string(x.Status),
-				}})
-			}
-		}
-		v.Comparison = cv
+		v.Comparison = newComparisonView(c)
 	}
 
 	v.ColdColumns = []string{"reqs", "errors", "ttft p50", "ttft max", "vis ttft p50", "gap p50", "gap max", "e2e p50"}
@@ -257,6 +252,11 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	wf, gh := Waterfall(r, o), GapHistogram(r, o)
 	v.Waterfall = chartView{wf.Name, wf.Title, template.HTML(wf.SVG)}
 	v.Gaps = chartView{gh.Name, gh.Title, template.HTML(gh.SVG)}
+	cdf, ot := CDFChart(r, o), TimeChart(r, o)
+	v.CDF = chartView{cdf.Name, cdf.Title, template.HTML(cdf.SVG)}
+	v.OverTime = chartView{ot.Name, ot.Title, template.HTML(ot.SVG)}
+	v.ErrorGroups = measure.ErrorGroups(r)
+	v.Requests = newRequestsView(r)
 	for _, t := range Timelines(r, o) {
 		v.Timelines = append(v.Timelines, chartView{t.Name, t.Title, template.HTML(t.SVG)})
 	}
@@ -317,4 +317,31 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 	}
 	v.GeneratedBy = fmt.Sprintf("%s %s", orDash(r.Tool.Name), orDash(r.Tool.Version))
 	return v
+}
+
+// newComparisonView is the table of a comparison: each change's scope,
+// metric, base and new figures, delta, noise band, p-value and verdict,
+// under the rule that judged them. The run report and the comparison's
+// own page (ComparisonHTML) share it.
+func newComparisonView(c *runfile.Comparison) *comparisonView {
+	cv := &comparisonView{Title: comparisonTitle(c), Result: comparisonResult(c), Regressed: c.Regressions > 0, Notes: c.Notes}
+	if c.Skipped != "" {
+		return cv
+	}
+	cv.Method = comparisonMethod(c)
+	if e := comparisonEvidence(c); e != "" {
+		cv.Method = e + ". " + cv.Method
+	}
+	cv.Columns = []string{"scope", "metric", "base", "new", "delta", "noise band", "p", "verdict"}
+	for _, x := range c.Changes {
+		rel := ""
+		if x.Base != 0 {
+			rel = fmt.Sprintf(" (%+.1f%%)", x.Relative*100)
+		}
+		cv.Rows = append(cv.Rows, comparisonRowView{Regressed: x.Regressed(), Cells: []string{
+			x.Scope, x.Metric, fmtValue(x.Base, x.Unit), fmtValue(x.New, x.Unit),
+			fmt.Sprintf("%+.2f%s", x.Delta, rel), bandCell(x), pValue(x), string(x.Status),
+		}})
+	}
+	return cv
 }

@@ -72,20 +72,26 @@ func turnRows(r *runfile.Run) [][]string {
 	return out
 }
 
+// flightPx is the width in pixels of one slice of the in-flight panel.
+const flightPx = 4.0
+
 // rateBins is how many bins the load chart's rate panel splits the span
 // into for n requests: about four requests a bin, 4 to 40 bins.
 func rateBins(n int) int { return max(4, min(40, (n+2)/4)) }
 
 // LoadChart draws the load of the warm requests over the run's time, on
 // one time axis (seconds from the first warm request's start): the
-// requests in flight (the achieved concurrency, a step line, with the
+// requests in flight (the achieved concurrency: the most in flight as a
+// step line over the mean as an area, a slice every few pixels, with the
 // -c limit dashed when it is near), the requests completed per second
 // (bars by the time they ended, failed ones in red), and for an open
 // loop each request's schedule lag at its start. The key under the title
 // gives the scope's throughput. Its SVG carries class "load" and
 // data-peak; each step of the in-flight line is in its path, each rate
 // bar a <rect class="rate"> with data-ok and data-failed, each lag a
-// <circle class="lag"> with data-lag-ms.
+// <circle class="lag"> with data-lag-ms. A run with a scrape (bench
+// --scrape) adds, on the same axis, each request's TTFT at its start and
+// the server's own gauges (see drawServerPanels).
 func LoadChart(r *runfile.Run, o Options) Chart {
 	const (
 		w, left, right, top  = 760.0, 56.0, 24.0, 58.0
@@ -99,7 +105,15 @@ func LoadChart(r *runfile.Run, o Options) Chart {
 	if len(lags) > 0 {
 		h += gap + lagH
 	}
+	var server []serverPanel
+	if len(steps) >= 2 {
+		server = serverPanels(r, views, measure.Origin(views), steps[len(steps)-1].AtS)
+	}
+	h += serverPanelsHeight(server, left, w-right, gap)
 	title := "Load over the run (warm requests)"
+	if len(server) > 0 {
+		title += ", beside the server's own gauges"
+	}
 	g := r.Summary.Overall
 	c := newChart(w, h, title, "chart load", svg.A("data-peak", strconv.Itoa(g.ConcurrencyMax)))
 	c.Text(10, 16, title, svg.A("fill", colText), svg.A("font-weight", "600"))
@@ -126,17 +140,25 @@ func LoadChart(r *runfile.Run, o Options) Chart {
 	}
 	ys := svg.Linear{D0: 0, D1: yMax, R0: y0 + flightH, R1: y0}
 	panelAxis(c, ys, left, w-right, 4, "requests in flight")
+	// Drawn at the chart's resolution (measure.InFlightBuckets, a slice
+	// every flightPx pixels): the area is the mean in flight over each
+	// slice, the line the most; the instants between one request's end
+	// and the next one's start would otherwise draw a barcode.
+	buckets := measure.InFlightBuckets(steps, int((w-left-right)/flightPx))
 	var area, line svg.PathData
 	area.MoveTo(xs.Map(0), ys.Map(0))
-	line.MoveTo(xs.Map(0), ys.Map(float64(steps[0].N)))
-	area.LineTo(xs.Map(0), ys.Map(float64(steps[0].N)))
-	for i := 1; i < len(steps); i++ {
-		x := xs.Map(steps[i].AtS)
-		area.H(x).V(ys.Map(float64(steps[i].N)))
-		line.H(x).V(ys.Map(float64(steps[i].N)))
+	for i, b := range buckets {
+		area.V(ys.Map(b.Mean)).H(xs.Map(b.ToS))
+		switch {
+		case i == 0:
+			line.MoveTo(xs.Map(0), ys.Map(float64(b.Max)))
+		case b.Max != buckets[i-1].Max:
+			line.H(xs.Map(b.FromS)).V(ys.Map(float64(b.Max)))
+		}
 	}
+	line.H(xs.Map(span))
 	area.V(ys.Map(0)).Close()
-	c.Path(&area, svg.A("fill", colArea))
+	c.Path(&area, svg.A("fill", colArea), svg.Class("inflight-mean"))
 	c.Path(&line, svg.A("fill", "none"), svg.A("stroke", colFlight), svg.A("stroke-width", "1.5"), svg.Class("inflight"))
 	if showLimit {
 		c.Line(left, ys.Map(float64(limit)), w-right, ys.Map(float64(limit)), svg.A("stroke", colStall), svg.A("stroke-dasharray", "6,3"), svg.Class("ceiling"))
@@ -185,6 +207,7 @@ func LoadChart(r *runfile.Run, o Options) Chart {
 	if len(lags) > 0 {
 		yb = y0 + lagH
 	}
+	yb = drawServerPanels(c, server, xs, left, w-right, yb, gap)
 	for _, t := range xs.Ticks(8) {
 		c.Line(xs.Map(t), yb, xs.Map(t), yb+4, svg.A("stroke", colAxis))
 		c.Text(xs.Map(t), yb+16, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))

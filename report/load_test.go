@@ -151,3 +151,29 @@ func TestReportsShowTurnsOnlyWithConversations(t *testing.T) {
 		t.Error("a closed loop shows schedule columns")
 	}
 }
+
+// One request in flight at a time, each sent 0.2 ms after the last one
+// ended (a closed loop of -c 1): the in-flight line stays at 1 across the
+// run instead of dropping to 0 between each end and the next start (a
+// barcode).
+func TestInFlightIsNotABarcode(t *testing.T) {
+	r := reporttest.StallRun()
+	var at time.Time
+	for i := range r.Requests {
+		q := &r.Requests[i]
+		if at.IsZero() {
+			at = q.StartedAt
+		}
+		q.StartedAt = at
+		at = measure.End(q).Add(200 * time.Microsecond)
+	}
+	root := parseSVG(t, LoadChart(r, Options{}).SVG)
+	lines := root.find("inflight")
+	if len(lines) != 1 {
+		t.Fatalf("%d in-flight lines", len(lines))
+	}
+	d := lines[0].attr("d")
+	if n := strings.Count(d, "V"); n > 4 {
+		t.Errorf("the in-flight line of one request at a time steps %d times: %s", n, d)
+	}
+}

@@ -290,12 +290,37 @@ func tokenSources(m map[string]int) string {
 	if len(m) == 0 {
 		return "no successful request"
 	}
-	var parts []string
-	usage, events := string(runfile.TokensUsage), string(runfile.TokensEvents)
-	for _, k := range []string{usage, events, "-"} {
-		if n := m[k]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, map[string]string{usage: "from usage", events: "counted from events", "-": "not recorded"}[k]))
+	// Every source a request can name (runfile.TokenSource), so that no
+	// count is left out and the sentence never ends on its colon; an
+	// unknown one is named as it is.
+	how := map[string]string{
+		string(runfile.TokensUsage):     "from usage",
+		string(runfile.TokensEvents):    "counted from events",
+		string(runfile.TokensServer):    "from the server's per-event counts",
+		string(runfile.TokensTokenizer): "counted with the model's vocabulary (--tokenizer)",
+		"-":                             "not recorded",
+	}
+	keys := []string{string(runfile.TokensUsage), string(runfile.TokensEvents), string(runfile.TokensServer), string(runfile.TokensTokenizer), "-"}
+	var other []string
+	for k := range m {
+		if how[k] == "" {
+			other = append(other, k)
 		}
+	}
+	sort.Strings(other)
+	keys = append(keys, other...)
+	var parts []string
+	for _, k := range keys {
+		if n := m[k]; n > 0 {
+			h := how[k]
+			if h == "" {
+				h = "from " + k
+			}
+			parts = append(parts, fmt.Sprintf("%d %s", n, h))
+		}
+	}
+	if len(parts) == 0 {
+		return "no successful request"
 	}
 	return strings.Join(parts, ", ")
 }

@@ -88,6 +88,25 @@ func TestMethodologyDisplayIsTheModels(t *testing.T) {
 	}
 }
 
+// A run whose tokens came from the server's per-event counts (tokenpulse
+// serve, mock, the browser run's relay) says so: the methodology's
+// sentence used to end on "in this run:".
+func TestTokenSourcesNameEverySource(t *testing.T) {
+	for _, tt := range []struct {
+		m    map[string]int
+		want string
+	}{
+		{map[string]int{"server": 12}, "12 from the server's per-event counts"},
+		{map[string]int{"usage": 3, "events": 2}, "3 from usage, 2 counted from events"},
+		{map[string]int{"tokenizer": 1, "later": 2}, "1 counted with the model's vocabulary (--tokenizer), 2 from later"},
+		{map[string]int{}, "no successful request"},
+	} {
+		if got := tokenSources(tt.m); got != tt.want {
+			t.Errorf("tokenSources(%v) = %q, want %q", tt.m, got, tt.want)
+		}
+	}
+}
+
 func TestMethodologyNamesTheTrace(t *testing.T) {
 	run := reporttest.StallRun()
 	run.Config.Arrival, run.Config.Concurrency = runfile.ArrivalTrace, 256

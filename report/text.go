@@ -176,6 +176,9 @@ func (t *textWriter) table(r *runfile.Run) {
 	if s := serverAccount(r); s != "" {
 		t.printf("%s\n", s)
 	}
+	if s := gaugesLine(r); s != "" {
+		t.printf("%s\n", s)
+	}
 	if s := loadLine(r); s != "" {
 		t.printf("%s\n", s)
 	}

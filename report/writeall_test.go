@@ -34,7 +34,7 @@ func TestWriteAll(t *testing.T) {
 		want    []string
 	}{
 		{"everything", nil, []string{
-			"charts/gaps.svg", "charts/load.svg", "charts/timeline-12-complex-02.svg", "charts/timeline-7-complex-02.svg", "charts/waterfall.svg",
+			"charts/cdf.svg", "charts/gaps.svg", "charts/load.svg", "charts/overtime.svg", "charts/timeline-12-complex-02.svg", "charts/timeline-7-complex-02.svg", "charts/waterfall.svg",
 			"junit.xml", "methodology.md", "report.html", "report.txt",
 		}},
 		{"junit only", []string{"junit"}, []string{"junit.xml"}},

@@ -81,6 +81,9 @@ type Run struct {
 	// did not finish: the run is then smaller than the one configured.
 	Merge   *Merge `json:"merge,omitempty"`
 	Partial bool   `json:"partial,omitempty"`
+	// Scrape is the target's own metrics sampled while the run lasted
+	// (bench --scrape); nil when none was asked.
+	Scrape *Scrape `json:"scrape,omitempty"`
 }
 
 // Profile is a CPU profile of the target taken during a run (pprof's

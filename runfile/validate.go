@@ -279,6 +279,11 @@ func (r *Run) Validate() error {
 	if err := checkSet(r.Requests, r.Config, func(i int) string { return requestWhere(i, &r.Requests[i]) }); err != nil {
 		return err
 	}
+	if sc := r.Scrape; sc != nil {
+		if err := sc.validate(); err != nil {
+			return err
+		}
+	}
 	if s := r.Scenario; s != nil {
 		for k, f := range s.FollowUps {
 			for _, ix := range []int{f.Interrupted, f.FollowUp} {

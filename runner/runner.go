@@ -97,6 +97,11 @@ type Spec struct {
 	// wall-clock instant (bench --start-at: the common start of a sharded
 	// run's shards); the run's shard block records how late they began.
 	StartAt time.Time
+	// Sample, when set, is called just before the first request; the
+	// function it returns is called when the workload has ended, and
+	// what that returns is the run's scrape of the target's own metrics
+	// and the warnings the run carries of it (bench --scrape).
+	Sample func() func() (*runfile.Scrape, []string)
 	// Trace is recorded as the config's trace (a trace replay).
 	Trace *runfile.TraceConfig
 }
@@ -290,6 +295,10 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 			return bench.RunWorkload(ctx, cfg, w)
 		}
 	}
+	var stopSample func() (*runfile.Scrape, []string)
+	if s.Sample != nil {
+		stopSample = s.Sample()
+	}
 	// No collector pauses while tokens are stamped (stream.HoldGC).
 	restoreGC := stream.HoldGC()
 	stopWatch := watchMachine(sleepFor)
@@ -306,6 +315,10 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 	}, w)
 	run.Machine = stopWatch()
 	restoreGC()
+	var scrapeNotes []string
+	if stopSample != nil {
+		run.Scrape, scrapeNotes = stopSample()
+	}
 	if stop != nil {
 		run.Profile = stop()
 	}
@@ -323,7 +336,7 @@ func Measure(ctx context.Context, s Spec) (*Result, error) {
 	if s.Execute == nil {
 		notes = rapidFireNotes(s.Suite, w)
 	}
-	finish(run, s.Suite, rules, unmeasuredInRun, notes)
+	finish(run, s.Suite, rules, unmeasuredInRun, append(notes, scrapeNotes...))
 
 	if err := journal.Close(); err != nil && journal.Err() == nil {
 		s.logf("tokenpulse: warning: closing the journal: %v\n", err)

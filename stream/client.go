@@ -276,8 +276,9 @@ func (c *Client) endpoint(p string) string {
 	return base + "/v1" + p
 }
 
-// root returns the server's root URL (BaseURL without "/v1").
-func (c *Client) root() string {
+// Root returns the server's root URL (BaseURL without "/v1"), where
+// its /health, /metrics and /debug/pprof are.
+func (c *Client) Root() string {
 	return strings.TrimSuffix(strings.TrimRight(c.BaseURL, "/"), "/v1")
 }
 
@@ -508,7 +509,7 @@ func (c *Client) userHeaders(h http.Header) {
 // newRequest builds a bodiless request for path under the server's root,
 // with every header the client sends.
 func (c *Client) newRequest(ctx context.Context, method, path string) (*http.Request, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.root()+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, c.Root()+path, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -70,8 +70,9 @@ type ImportOptions struct {
 	// text, query, input, instruction, content or message instead.
 	PromptField string
 	// FirstTurnOnly takes only the first user turn of a conversation
-	// (ShareGPT conversations, OpenAI messages); by default every user
-	// turn is a prompt.
+	// (ShareGPT conversations, OpenAI messages); by default a
+	// conversation of several user turns becomes one prompt with turns
+	// (a multi-turn prompt, sent as the conversation was held).
 	FirstTurnOnly bool
 	// NearDuplicate is the word-bigram Jaccard similarity at or above
 	// which a prompt is dropped as a near duplicate of an earlier one;
@@ -87,6 +88,10 @@ type ImportOptions struct {
 	// ShareGPT element) of more than RowBytes(MaxPromptBytes) is bad
 	// without being held in memory.
 	MaxPromptBytes int
+	// SplitTurns makes every user turn of a conversation a prompt of its
+	// own (single questions), as imports did before conversations could
+	// be written as turns.
+	SplitTurns bool
 }
 
 // DefaultMaxPromptBytes is the default bound of an imported prompt: 512
@@ -115,8 +120,8 @@ type ImportReport struct {
 	// records after the header, ShareGPT array elements; BadRows those of
 	// them that could not be used.
 	Rows, BadRows int
-	// Prompts counts the prompts the good rows held (a conversation may
-	// hold several), and what became of them: Empty (blank text),
+	// Prompts counts the prompts the good rows held (a conversation is
+	// one, or one a user turn with SplitTurns), and what became of them: Empty (blank text),
 	// ExactDuplicates, NearDuplicates, Kept.
 	Prompts, Empty, ExactDuplicates, NearDuplicates, Kept int
 	// NearDuplicate is the Jaccard threshold used; 0 when turned off.
@@ -157,6 +162,11 @@ type importRow struct {
 	texts    []string
 	label    string
 	hasLabel bool
+	// conversation: texts are the user turns of one conversation, to be
+	// kept together as one prompt's turns.
+	conversation bool
+	// system is the conversation's system prompt, "" when none.
+	system string
 }
 
 // importer reads one file.
@@ -256,24 +266,53 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 		return nil, rep, err
 	}
 
-	// Clean, mask, drop the blank ones.
+	// Clean, mask, drop the blank ones. A conversation is one prompt:
+	// its turns are cleaned and masked each, a blank turn dropped, and
+	// when fewer than two are left it is a single question.
 	type prompt struct {
-		text  string
-		label string
-		has   bool
-		masks MaskCounts
+		text   string   // the prompt, or a conversation's turns joined (for dedupe and length)
+		turns  []string // a conversation's turns
+		system string   // its system prompt, cleaned and masked
+		label  string
+		has    bool
+		masks  MaskCounts
 	}
 	var prompts []prompt
-	for _, r := range im.rows {
-		for _, t := range r.texts {
-			rep.Prompts++
-			t = cleanText(t)
-			if t == "" {
-				rep.Empty++
+	add := func(r importRow, texts []string) {
+		rep.Prompts++
+		p := prompt{masks: MaskCounts{}}
+		for _, t := range texts {
+			if t = cleanText(t); t == "" {
 				continue
 			}
 			masked, counts := Deidentify(t)
-			prompts = append(prompts, prompt{masked, r.label, r.hasLabel, counts})
+			p.turns = append(p.turns, masked)
+			p.masks.Add(counts)
+		}
+		switch len(p.turns) {
+		case 0:
+			rep.Empty++
+			return
+		case 1:
+			p.text, p.turns = p.turns[0], nil
+		default:
+			p.text = strings.Join(p.turns, "\n\n")
+		}
+		p.label, p.has = r.label, r.hasLabel
+		if sys := cleanText(r.system); sys != "" {
+			masked, counts := Deidentify(sys)
+			p.system = masked
+			p.masks.Add(counts)
+		}
+		prompts = append(prompts, p)
+	}
+	for _, r := range im.rows {
+		if r.conversation {
+			add(r, r.texts)
+			continue
+		}
+		for _, t := range r.texts {
+			add(r, []string{t})
 		}
 	}
 
@@ -288,6 +327,7 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 	verdicts, _ := Dedupe(texts, opts.NearDuplicate)
 	var kept []prompt
 	var keptTexts []string
+	items := 0 // prompts and turns, as the loader counts them
 	for i, v := range verdicts {
 		switch v {
 		case Exact:
@@ -298,6 +338,7 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 			kept = append(kept, prompts[i])
 			keptTexts = append(keptTexts, prompts[i].text)
 			rep.Masked.Add(prompts[i].masks)
+			items += 1 + len(prompts[i].turns)
 		}
 	}
 	rep.Kept = len(kept)
@@ -321,7 +362,7 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 		return nil, rep, fmt.Errorf("unknown categorisation %q: want auto, length or label", opts.CategoryBy)
 	}
 	rep.CategoryBy = by
-	groups := map[string][]string{}
+	groups := map[string][]prompt{}
 	var order []string
 	for _, p := range kept {
 		var c string
@@ -333,7 +374,7 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 		if _, ok := groups[c]; !ok {
 			order = append(order, c)
 		}
-		groups[c] = append(groups[c], p.text)
+		groups[c] = append(groups[c], p)
 	}
 	if by == CategoryByLength {
 		order = order[:0]
@@ -345,8 +386,8 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 	} else {
 		sort.SliceStable(order, func(a, b int) bool { return len(groups[order[a]]) > len(groups[order[b]]) })
 	}
-	if len(kept)+3 > maxItems {
-		return nil, rep, fmt.Errorf("%s: %d prompts kept, more than a suite may hold (%d): split the input", file, len(kept), maxItems-3)
+	if items+3 > maxItems {
+		return nil, rep, fmt.Errorf("%s: %d prompts and turns kept, more than a suite may hold (%d): split the input", file, items, maxItems-3)
 	}
 
 	s := &Suite{
@@ -383,14 +424,22 @@ func ImportReader(file string, r io.Reader, opts ImportOptions) (*Suite, *Import
 			c.Description = fmt.Sprintf("Prompts labelled %q", name)
 		}
 		width := max(3, len(strconv.Itoa(len(texts))))
-		for i, t := range texts {
-			c.Prompts = append(c.Prompts, Prompt{
+		for i, p := range texts {
+			q := Prompt{
 				ID:        fmt.Sprintf("%s-%0*d", name, width, i+1),
-				Text:      t,
+				Text:      p.text,
 				Language:  s.Language,
 				MaxTokens: c.MaxTokens,
 				Category:  name,
-			})
+				System:    p.system,
+			}
+			if len(p.turns) > 1 {
+				q.Text = p.turns[0]
+				for _, t := range p.turns {
+					q.Turns = append(q.Turns, Turn{Text: t})
+				}
+			}
+			c.Prompts = append(c.Prompts, q)
 		}
 		s.Categories = append(s.Categories, c)
 	}
@@ -598,19 +647,27 @@ func (im *importer) object(v any, line, index int) {
 		}
 		row.texts = []string{t}
 	case obj["messages"] != nil:
-		texts, msg := turns(obj["messages"], "role", "content", im.opts.FirstTurnOnly)
+		texts, system, msg := turns(obj["messages"], "role", "content", im.opts.FirstTurnOnly)
 		if msg != "" {
 			im.bad(line, index, "messages: %s", msg)
 			return
 		}
-		row.texts = texts
+		row.texts, row.system, row.conversation = texts, system, !im.opts.SplitTurns
+		if row.conversation && len(texts) > MaxTurns {
+			im.bad(line, index, "messages: a conversation of %d user turns, more than a suite's %d (--turns first or split takes it)", len(texts), MaxTurns)
+			return
+		}
 	case obj["conversations"] != nil:
-		texts, msg := turns(obj["conversations"], "from", "value", im.opts.FirstTurnOnly)
+		texts, system, msg := turns(obj["conversations"], "from", "value", im.opts.FirstTurnOnly)
 		if msg != "" {
 			im.bad(line, index, "conversations: %s", msg)
 			return
 		}
-		row.texts = texts
+		row.texts, row.system, row.conversation = texts, system, !im.opts.SplitTurns
+		if row.conversation && len(texts) > MaxTurns {
+			im.bad(line, index, "conversations: a conversation of %d user turns, more than a suite's %d (--turns first or split takes it)", len(texts), MaxTurns)
+			return
+		}
 	default:
 		im.bad(line, index, "no %q, \"messages\" or \"conversations\" field", im.opts.PromptField)
 		return
@@ -632,25 +689,29 @@ func (im *importer) object(v any, line, index int) {
 // turns returns the user turns of a conversation: a list of objects whose
 // role field (also tried: "role", "from") is user or human, with the text
 // in the content field (also tried: "content", "value"), a string or a
-// list of parts {"type": "text", "text": ...}.
-func turns(v any, roleKey, textKey string, first bool) ([]string, string) {
+// list of parts {"type": "text", "text": ...}. system is the text of its
+// first system (or developer) message, "" when none.
+func turns(v any, roleKey, textKey string, first bool) (out []string, system, problem string) {
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Sprintf("%s, not a list", jsonKind(v))
+		return nil, "", fmt.Sprintf("%s, not a list", jsonKind(v))
 	}
-	var out []string
 	for i, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
-			return nil, fmt.Sprintf("[%d] is %s, not an object", i, jsonKind(item))
+			return nil, "", fmt.Sprintf("[%d] is %s, not an object", i, jsonKind(item))
 		}
 		role, _ := firstOf(m, roleKey, "role", "from").(string)
-		if r := strings.ToLower(role); r != "user" && r != "human" {
+		switch r := strings.ToLower(role); {
+		case (r == "system" || r == "developer") && system == "":
+			system, _ = messageText(firstOf(m, textKey, "content", "value"))
+			continue
+		case r != "user" && r != "human":
 			continue
 		}
 		text, ok := messageText(firstOf(m, textKey, "content", "value"))
 		if !ok {
-			return nil, fmt.Sprintf("[%d]: the user's %q is not text", i, textKey)
+			return nil, "", fmt.Sprintf("[%d]: the user's %q is not text", i, textKey)
 		}
 		out = append(out, text)
 		if first {
@@ -658,9 +719,9 @@ func turns(v any, roleKey, textKey string, first bool) ([]string, string) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, "no user turn"
+		return nil, "", "no user turn"
 	}
-	return out, ""
+	return out, system, ""
 }
 
 func firstOf(m map[string]any, keys ...string) any {

@@ -53,7 +53,15 @@ func texts(s *Suite) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range s.Categories {
 		for _, p := range c.Prompts {
-			out[c.Name] = append(out[c.Name], p.Text)
+			t := p.Text
+			if p.Conversation() {
+				var turns []string
+				for _, u := range p.Turns {
+					turns = append(turns, u.Text)
+				}
+				t = "turns: " + strings.Join(turns, " || ")
+			}
+			out[c.Name] = append(out[c.Name], t)
 		}
 	}
 	return out
@@ -166,8 +174,9 @@ func TestImportJSONL(t *testing.T) {
 
 func TestImportShareGPT(t *testing.T) {
 	s, rep := importFixture(t, "traffic.json", ImportOptions{})
-	// 7 conversations, 3 bad; 5 human turns: 1 blank, 1 exact duplicate.
-	checkReport(t, rep, 7, 3, 5, 1, 1, 0, 3, MaskCounts{MaskPhone: 1, MaskEmail: 1, MaskCard: 1})
+	// 7 conversations, 3 bad; 4 prompts (one a conversation of two
+	// turns), 1 blank.
+	checkReport(t, rep, 7, 3, 4, 1, 0, 0, 3, MaskCounts{MaskPhone: 1, MaskEmail: 1, MaskCard: 1})
 	want := []string{
 		`testdata/import/traffic.json: [2] (line 11): no "prompt", "messages" or "conversations" field`,
 		"testdata/import/traffic.json: [3] (line 12): conversations: a string, not a list",
@@ -176,12 +185,13 @@ func TestImportShareGPT(t *testing.T) {
 	if got := problems(rep); !reflect.DeepEqual(got, want) {
 		t.Errorf("problems:\n got  %q\n want %q", got, want)
 	}
-	wantTexts := []string{
-		"How do I reset my router?",
-		"It still does not work. Call me at [PHONE] or write to [EMAIL]",
-		"我的银行卡[CARD]被冻结了，另一张6222021234567891234没问题，怎么办？",
+	// The conversation's length is that of its user turns together (each
+	// later turn carries the earlier ones): 17 words, long.
+	wantTexts := map[string][]string{
+		"short": {"how do I reset my router", "我的银行卡[CARD]被冻结了，另一张6222021234567891234没问题，怎么办？"},
+		"long":  {"turns: How do I reset my router? || It still does not work. Call me at [PHONE] or write to [EMAIL]"},
 	}
-	if got := texts(s)["short"]; !reflect.DeepEqual(got, wantTexts) {
+	if got := texts(s); !reflect.DeepEqual(got, wantTexts) {
 		t.Errorf("prompts:\n got  %q\n want %q", got, wantTexts)
 	}
 
@@ -189,6 +199,14 @@ func TestImportShareGPT(t *testing.T) {
 	s, rep = importFixture(t, "traffic.json", ImportOptions{FirstTurnOnly: true, Format: FormatShareGPT})
 	if rep.Prompts != 4 || rep.Kept != 2 || len(s.Prompts()) != 2 {
 		t.Errorf("first turns: %d prompts, %d kept", rep.Prompts, rep.Kept)
+	}
+
+	// Split: each user turn a prompt, the follow-up one of its own and
+	// the second router question a duplicate of the first.
+	s, rep = importFixture(t, "traffic.json", ImportOptions{SplitTurns: true})
+	checkReport(t, rep, 7, 3, 5, 1, 1, 0, 3, MaskCounts{MaskPhone: 1, MaskEmail: 1, MaskCard: 1})
+	if got := texts(s)["short"]; len(got) != 3 || got[1] != "It still does not work. Call me at [PHONE] or write to [EMAIL]" {
+		t.Errorf("split: %q", got)
 	}
 }
 
@@ -300,7 +318,7 @@ func TestImportMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"vision": {"What is in\nthis picture?", "Is it a Maine Coon?"},
+		"vision": {"turns: What is in\nthis picture? || Is it a Maine Coon?"},
 		"3":      {"ShareGPT in JSONL"},
 	}
 	if got := texts(s); !reflect.DeepEqual(got, want) {
@@ -597,5 +615,57 @@ func TestImportReaderBoundedMemory(t *testing.T) {
 		if alloc > 16*uint64(RowBytes(DefaultMaxPromptBytes)) {
 			t.Errorf("%s: %d bytes allocated reading a row of %d; want at most 16 times RowBytes (%d)", tc.file, alloc, size, RowBytes(DefaultMaxPromptBytes))
 		}
+	}
+}
+
+// An OpenAI messages conversation becomes one prompt whose turns are the
+// user's messages (the assistant's are what the target will answer), and
+// the suite written loads back as that conversation.
+func TestImportMessagesAsTurns(t *testing.T) {
+	data := `{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Plan a day in Porto."}, {"role": "assistant", "content": "Start at the Ribeira."}, {"role": "user", "content": "And in the rain?"}, {"role": "assistant", "content": "Museums."}, {"role": "user", "content": "Which one first?"}]}
+{"messages": [{"role": "user", "content": "One question only"}, {"role": "user", "content": "   "}]}
+`
+	s, rep, err := Import("chat.jsonl", []byte(data), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Prompts != 2 || rep.Kept != 2 {
+		t.Fatalf("%d prompts, %d kept, want 2 and 2", rep.Prompts, rep.Kept)
+	}
+	out, err := Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("chat.yaml", out)
+	if err != nil {
+		t.Fatalf("the suite written does not load: %v\n%s", err, out)
+	}
+	var conv, single *Prompt
+	for _, p := range back.Prompts() {
+		if p.Conversation() {
+			conv = &p
+		} else {
+			single = &p
+		}
+	}
+	if conv == nil {
+		t.Fatalf("no conversation in\n%s", out)
+	}
+	var turns []string
+	for _, u := range conv.Turns {
+		turns = append(turns, u.Text)
+	}
+	if want := []string{"Plan a day in Porto.", "And in the rain?", "Which one first?"}; !reflect.DeepEqual(turns, want) || conv.Text != want[0] {
+		t.Errorf("turns %q, text %q; want %q", turns, conv.Text, want)
+	}
+	// Its system message is the prompt's system prompt, sent with every
+	// turn as the conversation had it.
+	if conv.System != "Be brief." {
+		t.Errorf("system %q, want %q", conv.System, "Be brief.")
+	}
+	// A conversation left with one user turn (the other blank) is a
+	// single question.
+	if single == nil || single.Text != "One question only" || single.System != "" {
+		t.Errorf("single question: %+v", single)
 	}
 }

@@ -62,13 +62,65 @@ func (s *Sweep) Charts() []Chart {
 	return out
 }
 
+// judgedSeries returns the TTFT threshold whose figure the TTFT chart
+// plots beside the overall p95: the first (in the order of the steps'
+// verdicts) that any step crossed, else the first judged at all; ok is
+// false when no step judged a TTFT threshold (or the file predates
+// Step.TTFT).
+func (s *Sweep) judgedSeries() (rule string, limit float64, ok bool) {
+	for _, want := range []bool{true, false} {
+		for _, st := range s.ByLoad() {
+			for _, j := range st.TTFT {
+				if !want || !j.Passed {
+					return j.Rule, j.LimitMs, true
+				}
+			}
+		}
+	}
+	return "", 0, false
+}
+
+// judgedAt returns the step's figure of rule.
+func judgedAt(st Step, rule string) (Judged, bool) {
+	for _, j := range st.TTFT {
+		if j.Rule == rule {
+			return j, true
+		}
+	}
+	return Judged{}, false
+}
+
+// Geometry of the sweep's charts, in pixels.
+const (
+	chartW, chartH                       = 480.0, 270.0
+	padLeft, padRight, padTop, padBottom = 56.0, 16.0, 48.0, 44.0
+	colJudged, colLimit                  = "#c05621", colFail
+	markRow                              = padTop - 6 // the baseline of the labels above the plot
+)
+
 func (s *Sweep) chart(se series) Chart {
-	const w, h, left, right, top, bottom = 480.0, 270.0, 56.0, 16.0, 34.0, 44.0
+	const w, h, left, right, bottom = chartW, chartH, padLeft, padRight, padBottom
 	title := se.title + " against load"
 	steps := s.ByLoad()
+	rule, limit, judged := "", 0.0, false
+	if se.name == "ttft-p95" {
+		rule, limit, judged = s.judgedSeries()
+	}
+	top := padTop
+	if judged {
+		top += 12 // room for the key under the title, above the marks' labels
+	}
+	markRow := top - 6 // the baseline of the labels above the plot
 	c := svg.New(w, h, title, svg.Class("chart sweep"), svg.A("style", fontAttr+";background:#fff"))
 	c.Rect(0, 0, w, h, svg.A("fill", "#fff"))
 	c.Text(10, 18, se.title+" ("+se.unit+")", svg.A("fill", colText), svg.A("font-weight", "600"))
+	if judged {
+		// A key: which line is which, and the limit.
+		c.Line(10, 30, 26, 30, svg.A("stroke", colLine), svg.A("stroke-width", "2"))
+		c.Text(30, 34, "overall", svg.A("fill", colText))
+		c.Line(84, 30, 100, 30, svg.A("stroke", colJudged), svg.A("stroke-width", "2"), svg.A("stroke-dasharray", "5,3"))
+		c.Text(104, 34, rule, svg.A("fill", colJudged), svg.Class("judged-key"))
+	}
 	if len(steps) == 0 {
 		c.Text(left, top+20, "no step was measured", svg.A("fill", colMuted))
 		return Chart{Name: se.name, Title: title, SVG: c.Bytes()}
@@ -77,63 +129,70 @@ func (s *Sweep) chart(se series) Chart {
 	for _, st := range steps {
 		maxX = math.Max(maxX, st.Load)
 		maxY = math.Max(maxY, se.value(st))
+		if j, ok := judgedAt(st, rule); judged && ok {
+			maxY = math.Max(maxY, j.ValueMs)
+		}
+	}
+	if judged {
+		maxY = math.Max(maxY, limit*1.1)
 	}
 	if strings.HasPrefix(se.unit, "%") {
 		maxY = 100
 	}
-	// Room to the right of the highest load, so its point and marks
-	// are not on the edge.
-	xs := svg.Linear{D0: 0, D1: svg.NiceMax(maxX * 1.05), R0: left, R1: w - right}
+	// The load axis ends just past the highest load, in round steps: room
+	// to the right of its point and marks, and no empty stretch.
+	xTop, xStep := svg.Fit(maxX, 0.05, 8)
+	xs := svg.Linear{D0: 0, D1: xTop, R0: left, R1: w - right}
 	ys := svg.Linear{D0: 0, D1: svg.NiceMax(maxY), R0: h - bottom, R1: top}
 	for _, t := range ys.Ticks(5) {
 		c.Line(left, ys.Map(t), w-right, ys.Map(t), svg.A("stroke", colGrid))
 		c.Text(left-6, ys.Map(t)+4, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "end"))
 	}
-	for _, t := range xs.Ticks(6) {
+	for _, t := range xs.Every(xStep) {
 		c.Line(xs.Map(t), h-bottom, xs.Map(t), h-bottom+4, svg.A("stroke", colAxis))
-		c.Text(xs.Map(t), h-bottom+16, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
+		c.Text(xs.Map(t), h-bottom+16, svg.Label(t), svg.A("fill", colMuted), svg.A("text-anchor", "middle"), svg.Class("xtick"))
 	}
 	c.Line(left, h-bottom, w-right, h-bottom, svg.A("stroke", colAxis))
 	c.Text((left+w-right)/2, h-8, s.Kind+" ("+s.Unit()+")", svg.A("fill", colMuted), svg.A("text-anchor", "middle"))
 
-	// The marks are labelled in the margin above the plot, where no
-	// point is: the capacity to the left of its line, the knee to the
-	// right of its band (to the left when that would leave the chart).
+	// The marks are labelled in the margin above the plot, where no point
+	// is: the capacity to the left of its line, the knee centred over its
+	// band. When the two would meet, the knee's goes inside the plot, at
+	// the top of its band.
 	line := func(x float64, col string) {
 		c.Line(xs.Map(x), top, xs.Map(x), h-bottom, svg.A("stroke", col), svg.A("stroke-width", "1.5"), svg.A("stroke-dasharray", "5,3"))
 	}
-	label := func(x float64, col, text string, right bool) {
-		attrs := []svg.Attr{svg.A("fill", col), svg.A("font-weight", "600")}
-		if right {
-			c.Text(x+4, top-6, text, attrs...)
-			return
-		}
-		c.Text(x-4, top-6, text, append(attrs, svg.A("text-anchor", "end"))...)
+	var capBox [4]float64 // x0, x1 of the capacity's label; zero when none
+	if r := s.Search; r != nil && r.Capacity > 0 {
+		text := fmt.Sprintf("capacity %g", r.Capacity)
+		x := xs.Map(r.Capacity)
+		capBox = [4]float64{x - 4 - textWidth(text), x - 4}
 	}
 	if k := s.Knee; k != nil {
 		// The knee lies between the last load under the limit and the
 		// first above it: the band between them, the line at the first.
-		c.Rect(xs.Map(k.Below), top, xs.Map(k.Load)-xs.Map(k.Below), h-bottom-top, svg.A("fill", colKnee), svg.A("fill-opacity", "0.12"))
+		x0, x1 := xs.Map(k.Below), xs.Map(k.Load)
+		c.Rect(x0, top, x1-x0, h-bottom-top, svg.A("fill", colKnee), svg.A("fill-opacity", "0.12"))
 		line(k.Load, colKnee)
 		text := fmt.Sprintf("knee %g–%g", k.Below, k.Load)
-		x := xs.Map(k.Load)
-		end := x + 4 + textWidth(text)
-		right := end < w-right
-		// The capacity's label stands to the left of its line: when the
-		// knee's would run into it, the knee's goes left of its band.
-		if r := s.Search; right && r != nil && r.Capacity > 0 && r.Capacity >= k.Load {
-			capText := fmt.Sprintf("capacity %g", r.Capacity)
-			right = end < xs.Map(r.Capacity)-4-textWidth(capText)
+		tw := textWidth(text)
+		mid := math.Min(math.Max((x0+x1)/2, 4+tw/2), w-4-tw/2)
+		y := markRow
+		if capBox[1] > 0 && mid-tw/2 < capBox[1]+4 && mid+tw/2 > capBox[0]-4 {
+			y = top + 14
 		}
-		if right {
-			label(x, colKnee, text, true)
-		} else {
-			label(xs.Map(k.Below), colKnee, text, false)
-		}
+		c.Text(mid, y, text, svg.A("fill", colKnee), svg.A("font-weight", "600"), svg.A("text-anchor", "middle"), svg.Class("knee-label"))
 	}
 	if r := s.Search; r != nil && r.Capacity > 0 {
 		line(r.Capacity, colPass)
-		label(xs.Map(r.Capacity), colPass, fmt.Sprintf("capacity %g", r.Capacity), false)
+		c.Text(xs.Map(r.Capacity)-4, markRow, fmt.Sprintf("capacity %g", r.Capacity), svg.A("fill", colPass), svg.A("font-weight", "600"),
+			svg.A("text-anchor", "end"), svg.Class("capacity-label"))
+	}
+	if judged {
+		// The threshold's limit, labelled at the right end above it.
+		y := ys.Map(limit)
+		c.Line(left, y, w-right, y, svg.A("stroke", colLimit), svg.A("stroke-dasharray", "6,3"), svg.Class("limit"), svg.A("data-limit-ms", svg.Num(limit)))
+		c.Text(w-right-2, y-4, "limit "+svg.Label(limit)+" "+se.unit, svg.A("fill", colLimit), svg.A("text-anchor", "end"), svg.Class("limit-label"))
 	}
 	var p svg.PathData
 	for i, st := range steps {
@@ -154,6 +213,40 @@ func (s *Sweep) chart(se series) Chart {
 		c.Title(fmt.Sprintf("%g %s: %s %.1f %s, %s", st.Load, s.Unit(), se.title, se.value(st), se.unit, verdict))
 		c.Circle(xs.Map(st.Load), ys.Map(se.value(st)), 4, svg.A("fill", col), svg.A("stroke", "#fff"))
 		c.End()
+	}
+	if judged {
+		// The judged figure: its own line, each point coloured by whether
+		// this threshold held at the step.
+		var jp svg.PathData
+		started := false
+		for _, st := range steps {
+			j, ok := judgedAt(st, rule)
+			if !ok {
+				continue
+			}
+			x, y := xs.Map(st.Load), ys.Map(j.ValueMs)
+			if started {
+				jp.LineTo(x, y)
+			} else {
+				jp.MoveTo(x, y)
+				started = true
+			}
+		}
+		c.Path(&jp, svg.A("fill", "none"), svg.A("stroke", colJudged), svg.A("stroke-width", "2"), svg.A("stroke-dasharray", "5,3"), svg.Class("judged"))
+		for _, st := range steps {
+			j, ok := judgedAt(st, rule)
+			if !ok {
+				continue
+			}
+			col, verdict := colPass, "held"
+			if !j.Passed {
+				col, verdict = colFail, "crossed"
+			}
+			c.Group(svg.Class("judged-point"), svg.A("data-load", svg.Num(st.Load)), svg.A("data-ms", svg.Num(j.ValueMs)))
+			c.Title(fmt.Sprintf("%g %s: %s is %.1f ms, %s", st.Load, s.Unit(), rule, j.ValueMs, verdict))
+			c.Rect(xs.Map(st.Load)-3.5, ys.Map(j.ValueMs)-3.5, 7, 7, svg.A("fill", col), svg.A("stroke", "#fff"))
+			c.End()
+		}
 	}
 	return Chart{Name: se.name, Title: title, SVG: c.Bytes()}
 }

@@ -21,6 +21,7 @@ package sweep
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -110,6 +111,25 @@ type Step struct {
 	Crossed []string `json:"crossed,omitempty"`
 	// Interrupted is set when the step's run stopped early.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// TTFT holds the step's judged TTFT thresholds, each with its own
+	// scope's figure ("[category:short] ttft.p95 < 250ms": the short
+	// category's p95), so that the report can chart the figure a
+	// threshold judged rather than the overall p95. Sweep files from
+	// before have none.
+	TTFT []Judged `json:"ttft,omitempty"`
+}
+
+// Judged is one threshold's figure at a step: the value of its own
+// scope and statistic, its limit, and whether it held.
+type Judged struct {
+	// Rule is the threshold as the report names it:
+	// "[category:short] ttft.p95 < 250ms".
+	Rule      string  `json:"rule"`
+	Scope     string  `json:"scope"`
+	Statistic string  `json:"statistic"`
+	ValueMs   float64 `json:"value_ms"`
+	LimitMs   float64 `json:"limit_ms"`
+	Passed    bool    `json:"passed"`
 }
 
 // StepOf returns the step of run, measured at load into dir.
@@ -128,8 +148,45 @@ func StepOf(load float64, dir string, run *runfile.Run) Step {
 	for _, v := range gate.Failed(run.Verdicts) {
 		s.Crossed = append(s.Crossed, "["+v.Scope+"] "+v.Rule)
 	}
+	s.TTFT = judgedTTFT(run)
 	s.Passed = len(s.Crossed) == 0 && !measure.Count(run).AllFailed() && o.Requests > 0
 	return s
+}
+
+// judgedTTFT returns run's judged TTFT thresholds as a step holds them.
+func judgedTTFT(run *runfile.Run) []Judged {
+	var out []Judged
+	for _, v := range run.Verdicts {
+		if v.Metric == "ttft" && v.Unit == "ms" && v.Judged() {
+			out = append(out, Judged{Rule: "[" + v.Scope + "] " + v.Rule, Scope: v.Scope, Statistic: v.Statistic,
+				ValueMs: v.Value, LimitMs: v.Limit, Passed: v.Passed})
+		}
+	}
+	return out
+}
+
+// FillTTFT gives each step of a sweep file written before Step.TTFT its
+// judged TTFT thresholds, read from the step's run file under dir (the
+// sweep directory), so that the report of an older sweep charts them
+// too. A step whose run file cannot be read keeps none; the first such
+// error is returned after every step was tried.
+func (s *Sweep) FillTTFT(dir string) error {
+	var first error
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if st.TTFT != nil || st.Dir == "" {
+			continue
+		}
+		run, err := runfile.Load(filepath.Join(dir, st.Dir, "run.json"))
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		st.TTFT = judgedTTFT(run)
+	}
+	return first
 }
 
 // Add appends a step.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -53,6 +54,8 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 		return usageErr(errors.New("--model-b interleaves one request at a time: it cannot keep a trace's times (--trace)"))
 	case fs.Changed("profile"):
 		return usageErr(errors.New("--model-b takes no --profile: both servers share one process; profile each with its own bench run"))
+	case fs.Changed("scrape") || fs.Changed("scrape-series"):
+		return usageErr(errors.New("--model-b takes no --scrape: both models share one server's gauges; scrape each with its own bench run"))
 	}
 	for _, m := range []struct{ flag, path string }{{"--model", f.embedded.model}, {"--model-b", f.ab.modelB}} {
 		if m.path == "" {
@@ -156,7 +159,10 @@ func runAB(cmd *cobra.Command, f *benchFlags) error {
 	if err := res.Summary.WriteText(cmd.OutOrStdout()); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tokenpulse: A/B written to %s (%s, a/run.json, b/run.json)\n", dir, abtest.FileName)
+	if err := writeABHTML(filepath.Join(dir, ABHTMLFile), res.Summary); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "tokenpulse: A/B written to %s (%s, %s, a/run.json, b/run.json)\n", dir, abtest.FileName, ABHTMLFile)
 	runErr := res.Stopped
 	if runErr != nil {
 		if ctx.Err() != nil {

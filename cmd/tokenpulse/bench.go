@@ -77,6 +77,7 @@ type benchFlags struct {
 	ab       abFlags
 	browser  browserFlags
 	shard    shardFlags
+	scrape   scrapeFlags
 	trace    traceFlags
 }
 
@@ -104,7 +105,7 @@ Exit status: 0 when every threshold holds, 99 when a threshold is crossed,
 98 when --against finds a significant regression, 2 for errors of use, 1
 when the run could not be carried out, 130 when interrupted (what was
 measured is still written).`,
-		Args: cobra.NoArgs,
+		Args: benchPositional,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.apiSet = cmd.Flags().Changed("api")
 			return runBench(cmd, f)
@@ -149,6 +150,7 @@ measured is still written).`,
 	f.ab.register(fl)
 	f.browser.register(fl)
 	f.shard.register(fl)
+	f.scrape.register(fl)
 	f.trace.register(fl)
 	return cmd
 }

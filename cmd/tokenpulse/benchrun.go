@@ -48,6 +48,9 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	if err := f.browser.validate(fs, f); err != nil {
 		return nil, usageErr(err)
 	}
+	if err := f.scrape.validate(fs); err != nil {
+		return nil, usageErr(err)
+	}
 	if err := f.shard.resolve(os.Getenv); err != nil {
 		return nil, usageErr(err)
 	}
@@ -267,7 +270,8 @@ func (p *benchPlan) runnerSpec(t *benchTarget, spec runSpec) (runner.Spec, error
 
 // perRun gives rs what must be new for each run, and what writes to
 // stderr: its progress line, the profile around it, the stop rules (which
-// count the run's failures) and a page measurement's session.
+// count the run's failures), the scrape of the target's metrics and a
+// page measurement's session.
 func (p *benchPlan) perRun(ctx context.Context, stderr io.Writer, t *benchTarget, quiet bool, rs *runner.Spec) {
 	f := p.f
 	prog := newProgressLine(stderr, quiet)
@@ -280,6 +284,7 @@ func (p *benchPlan) perRun(ctx context.Context, stderr io.Writer, t *benchTarget
 			return pr
 		}
 	}
+	rs.Sample = f.scrape.sampler(ctx, stderr, t.client, quiet)
 	if f.browser.on {
 		rs.Execute = func(ctx context.Context, run *runfile.Run, cfg bench.Config, w bench.Workload) (bench.Result, error) {
 			return f.browser.workload(run, stderr, bench.RunWorkload)(ctx, cfg, w)

@@ -30,6 +30,9 @@ type compareFlags struct {
 
 	tailTolerance, extremeTolerance string
 	noiseRuns                       int
+
+	// report "html" also writes the comparison as a page, to out.
+	report, out string
 }
 
 func newCompareCmd() *cobra.Command {
@@ -81,10 +84,15 @@ killed before it wrote run.json is rebuilt from its journal (see
 	fl.StringVar(&f.extremeTolerance, "extreme-tolerance", fmt.Sprintf("%g%%", def.ExtremeTolerance*100), "the tolerance of gap.max")
 	fl.IntVar(&f.noiseRuns, "noise-runs", def.NoiseRuns, "K: with --against last and K earlier comparable runs in the history, judge each figure against its run-to-run noise band over the last K (0: never)")
 	fl.BoolVar(&f.json, "json", false, "print the comparison as JSON")
+	fl.StringVar(&f.report, "report", "", "html: also write the comparison as one self-contained page (deltas, p-values, noise bands, the rule applied) to --out")
+	fl.StringVarP(&f.out, "out", "o", compareHTMLFile, "with --report html, the page's file")
 	return cmd
 }
 
 func runCompare(cmd *cobra.Command, f *compareFlags, args []string) error {
+	if f.report != "" && f.report != "html" {
+		return usageErr(fmt.Errorf("--report %q: want html", f.report))
+	}
 	opts := compare.DefaultOptions()
 	tol, err := compareFraction(f.tolerance)
 	if err != nil {
@@ -163,6 +171,12 @@ func writeComparison(cmd *cobra.Command, f *compareFlags, rep compare.Report, he
 		if err := rep.WriteText(out); err != nil {
 			return err
 		}
+	}
+	if f.report == "html" {
+		if err := writeComparisonHTML(f.out, head, rep); err != nil {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "tokenpulse:", f.out, "written")
 	}
 	if n := len(rep.Regressions()); n > 0 {
 		return withCode(exitRegression, fmt.Errorf("%d regression(s)", n))

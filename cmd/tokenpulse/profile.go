@@ -41,7 +41,9 @@ func (p *profileFlags) start(ctx context.Context, w io.Writer, fs *pflag.FlagSet
 	if !p.on {
 		return nil
 	}
-	s, err := profiling.Remote(ctx, dir, profiling.Target{BaseURL: url, APIKey: c.APIKey, Header: c.Header})
+	// The server's root, as /health and /metrics are found: --url may
+	// name the API's base (…/v1) or its endpoint.
+	s, err := profiling.Remote(ctx, dir, profiling.Target{BaseURL: c.Root(), APIKey: c.APIKey, Header: c.Header})
 	if err != nil {
 		fmt.Fprintf(w, "tokenpulse: warning: --profile: no CPU profile of %s: %v\n", url, err)
 		return nil

@@ -285,3 +285,28 @@ func TestBenchProfileRemoteRedirected(t *testing.T) {
 		t.Errorf("the other origin got %q", leaked)
 	}
 }
+
+// TestBenchProfileFromRemoteEndpointURL: a --url given as the API's base
+// (…/v1) or as the full endpoint still finds /debug/pprof/ at the
+// server's root, where the client finds /health and /metrics.
+func TestBenchProfileFromRemoteEndpointURL(t *testing.T) {
+	var target pprofTarget
+	url := target.start(t, true)
+	for _, u := range []string{url + "/v1", url + "/v1/chat/completions"} {
+		t.Run(u[len(url):], func(t *testing.T) {
+			out := t.TempDir()
+			text, code := cliRun(t, "bench", "--url", u, "--profile", "--suite", writeBenchSuite(t, "30s"), "-n", "2",
+				"--warmup", "0", "--out", out, "--no-history", "-q")
+			if code != exitOK {
+				t.Fatalf("exit %d:\n%s", code, text)
+			}
+			run, err := runfile.Load(filepath.Join(out, "run.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Profile == nil || run.Profile.Source != profiling.SourceRemote {
+				t.Fatalf("run file's profile %+v: want the remote cpu.pprof\n%s", run.Profile, text)
+			}
+		})
+	}
+}

@@ -63,7 +63,8 @@ saves a screenshot of the HTML report (needs Chromium).`,
   tokenpulse report out/run.json --format html > report.html
   tokenpulse report out/run.json --format all --out out/ --png
   tokenpulse report tokenpulse-runs/20260101-120000   # run.json, or the journal of a killed run
-  tokenpulse report SWEEP_DIR                          # a sweep: its table, and sweep.html written again`,
+  tokenpulse report SWEEP_DIR                          # a sweep: its table, and sweep.html written again
+  tokenpulse report AB_DIR                             # an A/B (bench --model-b): ab.txt, and ab.html written again`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, ok := reportFormats[format]; !ok && format != "all" {
@@ -71,6 +72,9 @@ saves a screenshot of the HTML report (needs Chromium).`,
 			}
 			if isSweepDir(args[0]) {
 				return renderSweep(cmd, args[0])
+			}
+			if isABDir(args[0]) {
+				return renderAB(cmd, args[0])
 			}
 			run, err := loadRun(args[0], cmd.ErrOrStderr())
 			if err != nil {

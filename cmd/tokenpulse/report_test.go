@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tokenpulse/tokenpulse/internal/abtest"
 	"github.com/tokenpulse/tokenpulse/report/reporttest"
@@ -183,15 +184,72 @@ func TestReportSaysStoredSummaryDiffers(t *testing.T) {
 	}
 }
 
-// TestReportOnAnABDirectory: report on an A/B directory points at its
+// TestReportOnAnABDirectory: compare on an A/B directory points at its
 // summary and its two runs instead of only saying run.json is missing.
 func TestReportOnAnABDirectory(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, abtest.FileName), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	text, code := cliRun(t, "report", dir)
+	text, code := cliRun(t, "compare", dir, dir)
 	if code != exitFailure || !strings.Contains(text, "is an A/B directory") || !strings.Contains(text, abtest.TextFileName) {
 		t.Errorf("exit %d, want %d pointing at %s:\n%s", code, exitFailure, abtest.TextFileName, text)
+	}
+}
+
+// TestReportRendersAnABDirectory: report on an A/B directory prints its
+// summary and writes ab.html: B against A with each change's delta,
+// p-value and the rule, readable without a script.
+func TestReportRendersAnABDirectory(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	pa, ra := seededRun(t, dir, 1, 20, start)
+	pb, rb := seededRun(t, dir, 2, 30, start.Add(time.Minute))
+	sum := abtest.Summarize(abtest.NewSide("A", "a.gguf", pa, ra), abtest.NewSide("B", "b.gguf", pb, rb), ra, rb, abtest.Agreement{})
+	if err := sum.Write(filepath.Join(dir, abtest.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	text, code := cliRun(t, "report", dir)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, text)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, ABHTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(page)
+	for _, want := range []string{"The rule applied", "a regression is worse", "b.gguf against a.gguf", "regressed", `class="chart deltas"`, "tpot"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("ab.html lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "<script") {
+		t.Error("ab.html has a script")
+	}
+}
+
+// TestCompareWritesHTML: compare --report html writes the comparison's
+// page beside the text it prints.
+func TestCompareWritesHTML(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	base, _ := seededRun(t, dir, 1, 20, start)
+	cur, _ := seededRun(t, dir, 2, 30, start.Add(time.Minute))
+	out := filepath.Join(dir, "cmp.html")
+	text, code := cliRun(t, "compare", base, cur, "--report", "html", "-o", out)
+	if code != exitRegression {
+		t.Fatalf("exit %d, want %d (gaps 20 -> 30 ms):\n%s", code, exitRegression, text)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"The rule applied", "<th>p</th>", "<th>noise band</th>", `class="regressed"`, "comparing against " + base} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if _, code := cliRun(t, "compare", base, cur, "--report", "pdf"); code != exitUsage {
+		t.Errorf("--report pdf: exit %d, want %d", code, exitUsage)
 	}
 }

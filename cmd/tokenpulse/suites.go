@@ -237,8 +237,10 @@ for a wrong flag. The rules are in docs/suite-format.md.`,
 			case "all":
 			case "first":
 				opts.FirstTurnOnly = true
+			case "split":
+				opts.SplitTurns = true
 			default:
-				return usageErr(fmt.Errorf("--turns %q: want all or first", turns))
+				return usageErr(fmt.Errorf("--turns %q: want all, first or split", turns))
 			}
 			switch {
 			case nearDup == 0:
@@ -271,7 +273,7 @@ for a wrong flag. The rules are in docs/suite-format.md.`,
 	f.StringVar(&opts.LabelField, "label-field", "label", "the label's field (JSON) or column (CSV)")
 	f.StringVar(&opts.PromptField, "prompt-field", "prompt", "the prompt's field (JSONL) or column (CSV)")
 	f.StringVar(&opts.Language, "language", "", "the suite's language tag (default: detected, zh-CN or en)")
-	f.StringVar(&turns, "turns", "all", "user turns of a conversation to take: all or first")
+	f.StringVar(&turns, "turns", "all", "a conversation's user turns: all (one prompt with turns), first (the first turn only) or split (each turn a prompt)")
 	f.Float64Var(&nearDup, "near-dup", suite.DefaultNearDuplicate, "drop prompts whose word-bigram Jaccard similarity with an earlier one is at least this (0: keep near duplicates)")
 	f.IntVar(&opts.LongFrom, "long-from", suite.DefaultLongFrom, "length buckets: a prompt of this many words or more is long")
 	f.IntVar(&opts.ComplexFrom, "complex-from", suite.DefaultComplexFrom, "length buckets: a prompt of this many words or more is complex")

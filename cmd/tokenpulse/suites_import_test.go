@@ -61,7 +61,7 @@ func TestSuitesImport(t *testing.T) {
 		{"traffic.json", "sharegpt", []string{
 			"traffic.json: [2] (line 11): no \"prompt\"",
 			"traffic.json: [3] (line 12): conversations: a string, not a list",
-			"(sharegpt): 7 rows read, 3 bad; 5 prompts, 3 kept\n",
+			"(sharegpt): 7 rows read, 3 bad; 4 prompts, 3 kept\n", // the two-turn conversation is one prompt
 			"masked in the kept prompts: 1 [PHONE], 1 [EMAIL], 0 [ID], 1 [CARD]\n",
 		}},
 		{"traffic.csv", "csv", []string{

@@ -316,6 +316,10 @@ func renderSweep(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
+	if err := sw.FillTTFT(dir); err != nil {
+		// The page is drawn all the same, with the overall figures.
+		fmt.Fprintln(cmd.ErrOrStderr(), "tokenpulse: warning: a step's thresholds are not charted:", err)
+	}
 	if err := sw.WriteHTMLFile(dir); err != nil {
 		return err
 	}

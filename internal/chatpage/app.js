@@ -287,7 +287,20 @@ function stop(rec, at) {
   fetch("/v1/abort?request_id=" + encodeURIComponent(rec.id), { method: "POST", headers: { ...authHeaders(), ...relayHeaders } }).catch(() => {});
 }
 
+// history is the conversation a person has had on the page: each
+// finished question and its answer's text (not its thinking), sent before
+// the next question so that the model answers in context. A driver's
+// request (tokenpulse.prepare) sends what it prepared alone, so that a
+// measured prompt is the suite's, and leaves history as it is.
+const history = [];
+const maxHistory = 40; // messages: the last 20 turns
+
+function answerText(rec) {
+  return rec.text.filter((_, i) => rec.reasoning[i] !== "only").join("");
+}
+
 async function ask(t0, trusted) {
+  const driven = next !== null;
   const opts = next || {};
   next = null;
   const id = opts.id || newID();
@@ -314,6 +327,7 @@ async function ask(t0, trusted) {
   statusLine.textContent = "streaming";
   const messages = [];
   if (opts.system) messages.push({ role: "system", content: opts.system });
+  if (!driven) messages.push(...history.slice(-maxHistory));
   messages.push({ role: "user", content: rec.prompt });
   const body = { messages, stream: true, stream_options: { include_usage: true } };
   const model = opts.model || config.model;
@@ -344,6 +358,9 @@ async function ask(t0, trusted) {
     if (rec.abortedAt < 0) rec.error = String(err);
   }
   rec.endAt = performance.now();
+  if (!driven && !rec.error && rec.abortedAt < 0) {
+    history.push({ role: "user", content: rec.prompt }, { role: "assistant", content: answerText(rec) });
+  }
   // The status line says "done" once the answer's last tokens are on the
   // page: the frame and debounce strategies may still hold some.
   whenShown(rec, () => {

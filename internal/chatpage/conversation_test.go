@@ -2,11 +2,13 @@ package chatpage
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -314,5 +316,77 @@ func TestDoneMeansShown(t *testing.T) {
 				t.Errorf("status|answer %q, want %q", got, "done|"+want)
 			}
 		})
+	}
+}
+
+// TestPageSendsTheConversation: a person's second question is sent after
+// the first question and its answer, so that the model answers in
+// context; a driver's prepared request (bench --browser) sends its own
+// prompt alone, so that a measured prompt is the suite's.
+func TestPageSendsTheConversation(t *testing.T) {
+	if _, err := browser.Find(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI=true and %v", err)
+		}
+		t.Skip(err)
+	}
+	type message struct{ Role, Content string }
+	var mu sync.Mutex
+	var sent [][]message
+	mux := http.NewServeMux()
+	mux.Handle("/", Handler())
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Messages []message }
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		sent = append(sent, body.Messages)
+		n := len(sent)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"id\":\"c%d\",\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n", n)
+		fmt.Fprintf(w, "data: {\"id\":\"c%d\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"answer %d\"}}]}\n\n", n, n)
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	})
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a safety bound only
+	defer cancel()
+	tab, stop, err := browser.Start(ctx, 700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := chromedp.Do(tab, chromedp.Navigate(ts.URL+"/"), chromedp.WaitReady(chromedp.CSS("#send"))); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(js string) {
+		t.Helper()
+		if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](js+"; true")); err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(tab, chromedp.Click(chromedp.CSS("#send"))); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := chromedp.Run(tab, chromedp.Poll[string](`(s => s !== "streaming" && s)(document.getElementById("status").textContent)`)); err != nil || s != "done" {
+			t.Fatalf("status %q, %v", s, err)
+		}
+	}
+	ask(`document.getElementById("prompt").value = "first?"`)
+	ask(`document.getElementById("prompt").value = "second?"`)
+	ask(`tokenpulse.prepare({id: "driven", prompt: "measured"})`)
+	ask(`document.getElementById("prompt").value = "third?"`)
+	mu.Lock()
+	defer mu.Unlock()
+	want := [][]message{
+		{{"user", "first?"}},
+		{{"user", "first?"}, {"assistant", "answer 1"}, {"user", "second?"}},
+		{{"user", "measured"}},
+		{{"user", "first?"}, {"assistant", "answer 1"}, {"user", "second?"}, {"assistant", "answer 2"}, {"user", "third?"}},
+	}
+	if fmt.Sprint(sent) != fmt.Sprint(want) {
+		t.Errorf("messages sent:\n%v\nwant\n%v", sent, want)
 	}
 }

@@ -129,3 +129,32 @@ func Label(v float64) string {
 		return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
 	}
 }
+
+// Fit returns the top of an axis from 0 that holds v with a margin of
+// pad (a fraction of v) to spare, and the step of its ticks: the
+// smallest of 1, 2, 5 × 10^k that divides [0, v×(1+pad)] into at most n
+// intervals, the top its first multiple at or above v×(1+pad). So a top
+// value of 64 gets an axis to 70 in steps of 10, not one to 100 (NiceMax)
+// whose last third is empty.
+func Fit(v, pad float64, n int) (top, step float64) {
+	want := v * (1 + pad)
+	if want <= 0 || n < 1 {
+		return 1, 1
+	}
+	step = NiceStep(want / float64(n))
+	top = math.Ceil(want/step-1e-9) * step
+	return top, step
+}
+
+// Every returns the multiples of step inside the domain of s.
+func (s Linear) Every(step float64) []float64 {
+	lo, hi := math.Min(s.D0, s.D1), math.Max(s.D0, s.D1)
+	if step <= 0 || hi < lo {
+		return nil
+	}
+	var out []float64
+	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+step*1e-9; k++ {
+		out = append(out, k*step+0) // +0: no -0
+	}
+	return out
+}

@@ -122,3 +122,26 @@ func fmtFloats(xs []float64) string {
 	}
 	return strings.Join(s, " ")
 }
+
+func TestFit(t *testing.T) {
+	for _, tt := range []struct {
+		v, top, step float64
+	}{
+		{64, 70, 10}, // a sweep to 64 requests/s: not an axis to 100
+		{16, 20, 5},
+		{100, 120, 20},
+		{3, 3.5, 0.5},
+		{0, 1, 1},
+	} {
+		top, step := Fit(tt.v, 0.05, 8)
+		if math.Abs(top-tt.top) > 1e-9 || math.Abs(step-tt.step) > 1e-9 {
+			t.Errorf("Fit(%g) = %g step %g, want %g step %g", tt.v, top, step, tt.top, tt.step)
+		}
+		if tt.v > 0 && (top < tt.v || top/step > 8+1e-9) {
+			t.Errorf("Fit(%g) = %g step %g: does not hold the value in at most 8 steps", tt.v, top, step)
+		}
+	}
+	if got := (Linear{D0: 0, D1: 70}).Every(10); len(got) != 8 || got[7] != 70 || Label(got[0]) != "0" {
+		t.Errorf("Every(10) on [0, 70] = %v", got)
+	}
+}

@@ -152,6 +152,13 @@ embeddings); flags given explicitly override the preset.
 				}
 				return err
 			}
+			// CreateTemp makes the file 0600; a model is for others to
+			// read too (a llama-server run as another user), as quantize's
+			// output is.
+			if err := tmp.Chmod(0o644); err != nil {
+				tmp.Close()
+				return err
+			}
 			if err := tmp.Close(); err != nil {
 				return err
 			}

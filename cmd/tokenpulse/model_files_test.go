@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,6 +51,9 @@ func TestModelSynthPreset1B(t *testing.T) {
 	}
 	if !strings.Contains(out, "dim 2048, 1 layers") {
 		t.Errorf("synth output lacks the shape:\n%s", out)
+	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("synth wrote %s with mode %v (%v), want 0644 as quantize does", p, st.Mode().Perm(), err)
 	}
 	if out, code := cliRun(t, "generate", "--model", p, "-n", "3", "--prompt", "Once"); code != exitOK {
 		t.Errorf("generate: exit %d\n%s", code, out)

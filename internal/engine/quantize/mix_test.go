@@ -74,7 +74,12 @@ type mixRef struct {
 	FileType    uint64            `json:"general_file_type"`
 	TensorTypes map[string]string `json:"tensor_types"`
 	TensorSHA   map[string]string `json:"tensor_sha256"`
-	Prompts     []struct {
+	Q5KM        struct {
+		FileType    uint64            `json:"general_file_type"`
+		TensorTypes map[string]string `json:"tensor_types"`
+		TensorSHA   map[string]string `json:"tensor_sha256"`
+	} `json:"q5_k_m"`
+	Prompts []struct {
 		Prompt       string  `json:"prompt"`
 		PromptTokens []int32 `json:"prompt_tokens"`
 		OutputTokens []int32 `json:"output_tokens"`
@@ -95,9 +100,10 @@ type mixRef struct {
 var mixRefSpec = synth.Spec{Arch: "qwen2", Dim: 192, Layers: 8, Heads: 6, KVHeads: 2, FFN: 512, Vocab: 512, Ctx: 512, Type: quant.F32, Seed: 7}
 
 // TestMixFallbackAgrees quantises a model whose rows do not fit Q4_K's
-// blocks to Q4_K_M and compares it with what llama.cpp made of the same F32
-// file: every tensor's type (Q5_0 and Q8_0 fallbacks, Q6_K and Q4_K on
-// ffn_down) and bytes must be llama.cpp's, and the engine, running the
+// blocks to Q4_K_M (and Q5_K_M) and compares it with what llama.cpp made
+// of the same F32 file: every tensor's type (Q5_0 and Q8_0 fallbacks, Q6_K
+// and Q4_K on ffn_down; Q5_1 for Q5_K_M) and bytes must be llama.cpp's,
+// and the engine, running the
 // file, must agree with llama-server's greedy run teacher-forced: the
 // argmax and the top-10 log-probabilities at every generated position.
 func TestMixFallbackAgrees(t *testing.T) {
@@ -137,6 +143,24 @@ func TestMixFallbackAgrees(t *testing.T) {
 	}
 	if uint64(res.Plan.FileType) != ref.FileType {
 		t.Errorf("general.file_type %d, llama.cpp wrote %d", res.Plan.FileType, ref.FileType)
+	}
+
+	// Q5_K_M: Q5_K falls back to Q5_1.
+	mix5, _ := LookupMix("Q5_K_M")
+	out5, res5 := quantizeTo(t, src, Options{Mix: mix5})
+	n5 := 0
+	for _, ti := range openGGUF(t, out5).Tensors {
+		if want := ref.Q5KM.TensorTypes[ti.Name]; ti.Type.String() != want {
+			t.Errorf("Q5_K_M %s: %v, llama.cpp made %s", ti.Name, ti.Type, want)
+		} else if sha(ti.Data) != ref.Q5KM.TensorSHA[ti.Name] {
+			t.Errorf("Q5_K_M %s (%v): bytes differ from llama.cpp's", ti.Name, ti.Type)
+		}
+		if ti.Type == quant.Q5_1 {
+			n5++
+		}
+	}
+	if n5 != 45 || uint64(res5.Plan.FileType) != ref.Q5KM.FileType || len(ref.Q5KM.TensorTypes) != len(f.Tensors) {
+		t.Errorf("Q5_K_M: %d Q5_1 tensors (want 45), file type %d (llama.cpp %d)", n5, res5.Plan.FileType, ref.Q5KM.FileType)
 	}
 
 	m := loadModel(t, out, engine.Options{Ctx: 512})

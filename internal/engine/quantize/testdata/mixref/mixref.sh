@@ -7,7 +7,8 @@
 # What it does: writes the F32 source with `tokenpulse model synth` (the
 # test writes the same file again from the same seed), quantises it with
 # llama.cpp's llama-quantize Q4_K_M, records each tensor's type and the
-# sha256 of its bytes, then runs llama-server on llama.cpp's file (F32 KV
+# sha256 of its bytes (and the same for Q5_K_M, whose Q5_K falls back to
+# Q5_1), then runs llama-server on llama.cpp's file (F32 KV
 # cache, 2 threads) and records, for two prompts, the prompt tokens, 24
 # greedy tokens and the top-10 log-probabilities at each, with the same
 # request as internal/fixture/testdata/models/synth/README.md describes.
@@ -24,6 +25,8 @@ go build -o "$tmp/tokenpulse" ./cmd/tokenpulse
 "$tmp/tokenpulse" model synth --arch qwen2 --dim 192 --layers 8 --heads 6 --kv-heads 2 --ffn 512 \
 	--vocab 512 --ctx 512 --type F32 --seed 7 -o "$tmp/src.gguf" >/dev/null
 "$LLAMA/llama-quantize" "$tmp/src.gguf" "$tmp/q.gguf" Q4_K_M 2 >"$tmp/quantize.log" 2>&1
+"$LLAMA/llama-quantize" "$tmp/src.gguf" "$tmp/q5.gguf" Q5_K_M 2 >"$tmp/quantize5.log" 2>&1
+go run ./internal/engine/quantize/testdata/mixref/dump.go "$tmp/q5.gguf" >"$tmp/q5.json"
 go run ./internal/engine/quantize/testdata/mixref/dump.go "$tmp/src.gguf" >"$tmp/src.json"
 go run ./internal/engine/quantize/testdata/mixref/dump.go "$tmp/q.gguf" >"$tmp/q.json"
 "$LLAMA/llama-server" -m "$tmp/q.gguf" --host 127.0.0.1 --port "$PORT" -c 512 -np 1 -t 2 --seed 42 \
@@ -77,13 +80,14 @@ for text in ["Once upon a time", "The little dog was"]:
             top.append(None)
     assert next(probs, None) is None
     prompts.append({"prompt": text, "prompt_tokens": toks, "output_tokens": r["tokens"], "top_probs": top})
-src, q = json.load(open(f"{tmp}/src.json")), json.load(open(f"{tmp}/q.json"))
+src, q, q5 = (json.load(open(f"{tmp}/{n}.json")) for n in ("src", "q", "q5"))
 out = {"provenance": "internal/engine/quantize/testdata/mixref/mixref.sh; llama.cpp " + os.environ["COMMIT"],
        "synth": "model synth --arch qwen2 --dim 192 --layers 8 --heads 6 --kv-heads 2 --ffn 512 --vocab 512 --ctx 512 --type F32 --seed 7",
        "source_tensor_sha256": src["tensor_sha256"], "general_file_type": q["general_file_type"],
        "tensor_types": q["tensor_types"], "tensor_sha256": q["tensor_sha256"],
        "llama_server_args": ["-c", "512", "-np", "1", "-t", "2", "--seed", "42", "--no-webui", "--cache-type-k", "f32", "--cache-type-v", "f32"],
-       "request": request, "prompts": prompts}
+       "request": request, "prompts": prompts,
+       "q5_k_m": {"general_file_type": q5["general_file_type"], "tensor_types": q5["tensor_types"], "tensor_sha256": q5["tensor_sha256"]}}
 json.dump(out, open(os.environ["OUT"], "w"), indent=1, sort_keys=True)
 PY
 echo "wrote $OUT"

@@ -103,6 +103,7 @@ layers, 32 heads and 8 KV heads, ffn 8192, vocabulary 128256, tied
 embeddings); flags given explicitly override the preset.
 
   tokenpulse model synth --preset 125m --type Q4_K -o /tmp/125m-q4k.gguf
+  tokenpulse model synth --preset 1b --type Q4_K_M -o /tmp/1b-q4km.gguf
   tokenpulse model synth --arch qwen2 --dim 256 --layers 2 --heads 8 --kv-heads 4 --ffn 768 --vocab 512 --type Q8_0 -o m.gguf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -131,11 +132,18 @@ embeddings); flags given explicitly override the preset.
 				set("vocab", &sp.Vocab, p.Vocab)
 				set("ctx", &sp.Ctx, p.Ctx)
 			}
-			t, err := quant.ParseType(strings.ToUpper(typ))
-			if err != nil {
-				return usageErr(err)
+			// A llama.cpp mixture (Q4_K_M) is made as llama.cpp users make
+			// it: the weights written F16, then quantised.
+			mix, isMix := quantize.LookupMix(typ)
+			if isMix {
+				sp.Type = quant.F16
+			} else {
+				t, err := quant.ParseType(strings.ToUpper(typ))
+				if err != nil {
+					return usageErr(fmt.Errorf("%w (or a llama.cpp mixture: %s)", err, quantize.MixNames()))
+				}
+				sp.Type = t
 			}
-			sp.Type = t
 			if out == "" {
 				return usageErr(fmt.Errorf("-o FILE is required"))
 			}
@@ -144,7 +152,7 @@ embeddings); flags given explicitly override the preset.
 				return err
 			}
 			defer os.Remove(tmp.Name())
-			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: writing a %s %s model (dim %d, %d layers) to %s ...\n", sp.Type, sp.Arch, sp.Dim, sp.Layers, out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: writing a %s %s model (dim %d, %d layers) to %s ...\n", typ, sp.Arch, sp.Dim, sp.Layers, out)
 			if err := synth.Write(tmp, sp); err != nil {
 				tmp.Close()
 				if strings.Contains(err.Error(), "synth:") && !strings.Contains(err.Error(), "write") {
@@ -162,7 +170,11 @@ embeddings); flags given explicitly override the preset.
 			if err := tmp.Close(); err != nil {
 				return err
 			}
-			if err := os.Rename(tmp.Name(), out); err != nil {
+			if isMix {
+				if _, err := quantize.File(tmp.Name(), out, quantize.Options{Mix: mix}); err != nil {
+					return err
+				}
+			} else if err := os.Rename(tmp.Name(), out); err != nil {
 				return err
 			}
 			f, err := gguf.Open(out)
@@ -183,7 +195,7 @@ embeddings); flags given explicitly override the preset.
 	fl.IntVar(&sp.FFN, "ffn", 768, "feed-forward hidden width")
 	fl.IntVar(&sp.Vocab, "vocab", 512, "vocabulary size (at least 259)")
 	fl.IntVar(&sp.Ctx, "ctx", 2048, "context length written to the file")
-	fl.StringVar(&typ, "type", "Q8_0", "type of the 2-D weights: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, ...")
+	fl.StringVar(&typ, "type", "Q8_0", "type of the 2-D weights: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, ..., or a llama.cpp mixture (Q4_K_M, Q5_K_M: written F16, then quantised as model quantize does)")
 	fl.Uint64Var(&sp.Seed, "seed", 1, "random seed (the same seed gives the same file)")
 	fl.BoolVar(&sp.Tied, "tied", false, "no output.weight: the output projection is token_embd (tied embeddings)")
 	fl.StringVarP(&out, "output", "o", "", "output file")

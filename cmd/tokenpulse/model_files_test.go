@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +61,33 @@ func TestModelSynthPreset1B(t *testing.T) {
 	}
 	if out, code := cliRun(t, "model", "synth", "--preset", "7b", "-o", p); code != exitUsage || !strings.Contains(out, "125m, 0.5b, 1b") {
 		t.Errorf("unknown preset: exit %d\n%s", code, out)
+	}
+}
+
+// TestModelSynthMix: `model synth --type Q4_K_M` writes, byte for byte,
+// what `model synth --type F16` then `model quantize --type Q4_K_M`
+// write, and leaves no temporary file behind.
+func TestModelSynthMix(t *testing.T) {
+	dir := t.TempDir()
+	shape := []string{"--arch", "qwen2", "--dim", "192", "--layers", "2", "--heads", "6", "--kv-heads", "2", "--ffn", "512", "--vocab", "300", "--ctx", "64"}
+	direct := filepath.Join(dir, "direct.gguf")
+	if out, code := cliRun(t, append([]string{"model", "synth", "--type", "q4_k_m", "-o", direct}, shape...)...); code != exitOK {
+		t.Fatalf("synth Q4_K_M: exit %d\n%s", code, out)
+	}
+	f16, twoStep := filepath.Join(dir, "f16.gguf"), filepath.Join(dir, "two-step.gguf")
+	if out, code := cliRun(t, append([]string{"model", "synth", "--type", "F16", "-o", f16}, shape...)...); code != exitOK {
+		t.Fatalf("synth F16: exit %d\n%s", code, out)
+	}
+	if out, code := cliRun(t, "model", "quantize", f16, twoStep, "--type", "Q4_K_M"); code != exitOK {
+		t.Fatalf("quantize: exit %d\n%s", code, out)
+	}
+	a, errA := os.ReadFile(direct)
+	b, errB := os.ReadFile(twoStep)
+	if errA != nil || errB != nil || !bytes.Equal(a, b) {
+		t.Errorf("synth --type Q4_K_M (%d bytes, %v) differs from synth F16 + quantize Q4_K_M (%d bytes, %v)", len(a), errA, len(b), errB)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		t.Errorf("%d files in the output directory, want 3 (no temporary left): %v", len(entries), entries)
 	}
 }

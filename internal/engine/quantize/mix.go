@@ -58,7 +58,9 @@ type mixChoice struct {
 
 // fallback is the type llama.cpp uses instead of want for a tensor whose
 // rows of cols elements do not fit want's block: a 32-element block type
-// of about the same precision, or F16 when even that does not fit.
+// of about the same precision, or F16 when even that does not fit. Where
+// llama.cpp has no fallback and stops (Q8_0 on rows that are not a
+// multiple of 32), this gives F16 too.
 func fallback(want quant.Type, cols uint64) mixChoice {
 	if fits(want, cols) {
 		return mixChoice{Type: want}

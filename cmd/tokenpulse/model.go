@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/dustin/go-humanize"
@@ -153,8 +155,15 @@ embeddings); flags given explicitly override the preset.
 			}
 			defer os.Remove(tmp.Name())
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: writing a %s %s model (dim %d, %d layers) to %s ...\n", typ, sp.Arch, sp.Dim, sp.Layers, out)
-			if err := synth.Write(tmp, sp); err != nil {
+			// Ctrl-C (or SIGTERM) stops the write and removes the
+			// temporary file, which for the 1b preset is 2.3 GiB.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := synth.Write(ctxWriter{ctx, tmp}, sp); err != nil {
 				tmp.Close()
+				if ctx.Err() != nil {
+					return fmt.Errorf("interrupted; %s not written", out)
+				}
 				if strings.Contains(err.Error(), "synth:") && !strings.Contains(err.Error(), "write") {
 					return usageErr(err)
 				}
@@ -171,7 +180,10 @@ embeddings); flags given explicitly override the preset.
 				return err
 			}
 			if isMix {
-				if _, err := quantize.File(tmp.Name(), out, quantize.Options{Mix: mix}); err != nil {
+				if _, err := quantize.FileContext(ctx, tmp.Name(), out, quantize.Options{Mix: mix}); err != nil {
+					if ctx.Err() != nil {
+						return fmt.Errorf("interrupted; %s not written", out)
+					}
 					return err
 				}
 			} else if err := os.Rename(tmp.Name(), out); err != nil {
@@ -275,7 +287,12 @@ warning: precision is lost twice.
 			}
 			in, out := args[0], args[1]
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: quantising %s to %s ...\n", in, out)
-			res, err := quantize.File(in, out, opts)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := quantize.FileContext(ctx, in, out, opts)
+			if err != nil && ctx.Err() != nil {
+				return fmt.Errorf("interrupted; %s not written", out)
+			}
 			if errors.Is(err, quantize.ErrSpec) {
 				return usageErr(err)
 			}

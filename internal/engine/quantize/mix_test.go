@@ -2,11 +2,14 @@ package quantize
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -238,5 +241,21 @@ func TestMixTied(t *testing.T) {
 				t.Errorf("dim %d: tied token_embd is %v, want %v", c.dim, p.To, c.want)
 			}
 		}
+	}
+}
+
+// TestFileContextCancelled: a cancelled quantisation returns the
+// context's error and leaves neither the output nor its temporary file.
+func TestFileContextCancelled(t *testing.T) {
+	in := synthFile(t, quantSpec)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := FileContext(ctx, in, filepath.Join(dir, "out.gguf"), Options{Type: quant.Q4_K})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v in the output directory", entries)
 	}
 }

@@ -6,6 +6,7 @@
 package quantize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -307,6 +308,11 @@ func fileType(t quant.Type, raised bool) uint32 {
 // order, with general.file_type and general.quantization_version set (as
 // llama.cpp does), then the tensors in file order, converted as planned.
 func (p *Plan) Write(w io.Writer, f *gguf.File, threads int) error {
+	return p.write(context.Background(), w, f, threads)
+}
+
+// write is Write, checking ctx before converting each tensor.
+func (p *Plan) write(ctx context.Context, w io.Writer, f *gguf.File, threads int) error {
 	if len(p.Tensors) != len(f.Tensors) {
 		return errors.New("engine: quantize: plan is for another file")
 	}
@@ -347,6 +353,9 @@ func (p *Plan) Write(w io.Writer, f *gguf.File, threads int) error {
 			continue
 		}
 		g.AddTensorFunc(q.Name, q.To, q.Dims, func() ([]byte, error) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			return convertTensor(t, q.To, threads)
 		})
 	}
@@ -413,6 +422,13 @@ type Result struct {
 // the same directory, synced and renamed over outPath, so outPath is
 // either left as it was or complete. outPath must not be inPath.
 func File(inPath, outPath string, opts Options) (*Result, error) {
+	return FileContext(context.Background(), inPath, outPath, opts)
+}
+
+// FileContext is File, stopped when ctx is done: before each tensor is
+// converted, it checks ctx and, if it is done, removes the temporary file
+// and returns ctx's error, leaving outPath as it was.
+func FileContext(ctx context.Context, inPath, outPath string, opts Options) (*Result, error) {
 	if same, err := samePath(inPath, outPath); err != nil {
 		return nil, err
 	} else if same {
@@ -438,7 +454,7 @@ func File(inPath, outPath string, opts Options) (*Result, error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := plan.Write(tmp, f, opts.Threads); err != nil {
+	if err := plan.write(ctx, tmp, f, opts.Threads); err != nil {
 		return nil, err
 	}
 	if err := tmp.Chmod(0o644); err != nil {

@@ -25,6 +25,9 @@ type Tier struct {
 	Name        string   `yaml:"name"`
 	Description string   `yaml:"description"`
 	Thresholds  []string `yaml:"thresholds"`
+	// SoCs are the systems-on-chip whose devices belong to the tier, by
+	// name or part number (see Tiers.OfSoC).
+	SoCs []string `yaml:"socs,omitempty"`
 }
 
 // Tiers is a tiers file: device classes in the order the file lists them.

@@ -51,8 +51,9 @@ func RunName(i int) string { return fmt.Sprintf("rep-%02d", i+1) }
 // cfg.Dir/repeats.json. A run stopped early stops the series; what was
 // measured is summarised. The error is one of configuration or writing.
 func Measure(ctx context.Context, k int, cfg Config) (*Result, error) {
-	res := &Result{Path: filepath.Join(cfg.Dir, FileName), AllFailed: true}
 	var dirs []string
+	var runs []*runfile.Run
+	var stopped error
 	for i := range k {
 		name := RunName(i)
 		s := cfg.Spec
@@ -70,19 +71,33 @@ func Measure(ctx context.Context, k int, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		dirs, res.Runs = append(dirs, name), append(res.Runs, m.Run)
-		for _, v := range gate.Failed(m.Run.Verdicts) {
-			res.Crossed = append(res.Crossed, fmt.Sprintf("%s: [%s] %s", name, v.Scope, v.Rule))
-		}
-		if !measure.Count(m.Run).AllFailed() {
-			res.AllFailed = false
-		}
+		dirs, runs = append(dirs, name), append(runs, m.Run)
 		if m.Stopped != nil {
-			res.Stopped = m.Stopped
+			stopped = m.Stopped
 			break
 		}
 	}
-	res.Set = Of(dirs, res.Runs)
+	return Collect(cfg.Dir, dirs, runs, stopped)
+}
+
+// Collect summarises runs measured already, run i in dir/names[i], as
+// Measure does its own: it writes their summary ([Of]) to
+// dir/repeats.json and says which thresholds each crossed and whether
+// every request failed. stopped is the error that stopped the series
+// early, nil when none did. Measure ends with it, and so does a series
+// measured elsewhere (bench --adb --repeat, on a device) and brought
+// back.
+func Collect(dir string, names []string, runs []*runfile.Run, stopped error) (*Result, error) {
+	res := &Result{Path: filepath.Join(dir, FileName), Runs: runs, Stopped: stopped, AllFailed: true}
+	for i, run := range runs {
+		for _, v := range gate.Failed(run.Verdicts) {
+			res.Crossed = append(res.Crossed, fmt.Sprintf("%s: [%s] %s", names[i], v.Scope, v.Rule))
+		}
+		if !measure.Count(run).AllFailed() {
+			res.AllFailed = false
+		}
+	}
+	res.Set = Of(names, runs)
 	if err := res.Set.Write(res.Path); err != nil {
 		return nil, fmt.Errorf("writing the repeats file: %w", err)
 	}

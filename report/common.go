@@ -71,17 +71,8 @@ func fmtValue(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'g', 4, 64) + " " + unit
 }
 
-// fmtLimit formats a limit briefly (120 ms, 5%).
-func fmtLimit(v float64, unit string) string {
-	s := strconv.FormatFloat(v, 'g', -1, 64)
-	switch unit {
-	case "":
-		return s
-	case "%":
-		return s + "%"
-	}
-	return s + " " + unit
-}
+// fmtLimit formats a limit briefly (120 ms, 5%): stats.FormatLimit.
+func fmtLimit(v float64, unit string) string { return stats.FormatLimit(v, unit) }
 
 // maxErrorGroups is how many error messages a report lists before "and
 // N other messages".

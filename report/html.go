@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/gate"
+	"github.com/tokenpulse/tokenpulse/internal/android"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -215,6 +216,9 @@ func newHTMLView(r *runfile.Run, o Options) htmlView {
 		{"Suite", fmt.Sprintf("%s, seed %d", orDash(r.Config.Suite), r.Config.Seed)},
 		{"Requests", fmt.Sprintf("%d (%s), %s", c.Total, c.breakdown(), plural(c.Errors, "error"))},
 		{"Started", r.StartedAt.UTC().Format(time.RFC3339)},
+	}
+	if heat := android.Note(r.Device.Android); heat != "" {
+		v.Facts = append(v.Facts, [2]string{"Heat", heat})
 	}
 
 	if rows := scenarioRows(r); len(rows) > 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tokenpulse/tokenpulse/gate"
+	"github.com/tokenpulse/tokenpulse/internal/android"
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
 )
@@ -77,6 +78,9 @@ func (t *textWriter) header(r *runfile.Run) {
 	fmt.Fprintf(tw, "target\t%s%s\n", orDash(r.Target.URL), api)
 	fmt.Fprintf(tw, "model\t%s, backend %s\n", orDash(r.Target.Model), orDash(r.Target.Backend))
 	fmt.Fprintf(tw, "device\t%s\n", orDash(deviceLine(r.Device)))
+	if heat := android.Note(r.Device.Android); heat != "" {
+		fmt.Fprintf(tw, "heat\t%s\n", heat)
+	}
 	c := countRequests(r)
 	suite := orDash(r.Config.Suite)
 	fmt.Fprintf(tw, "suite\t%s, seed %d, %d requests (%s), %s\n",

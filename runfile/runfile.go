@@ -256,6 +256,9 @@ type Device struct {
 	Tier string `json:"tier,omitempty"`
 	// Label overrides the captured description ("Pixel 8 / Android 15").
 	Label string `json:"label,omitempty"`
+	// Android is what adb told of the Android device the run was made on
+	// (bench --adb), with its heat; nil elsewhere.
+	Android *Android `json:"android,omitempty"`
 }
 
 // Config is how the run was made.

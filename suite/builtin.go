@@ -75,3 +75,7 @@ func looksLikePath(s string) bool {
 	ext := strings.ToLower(filepath.Ext(s))
 	return strings.ContainsRune(s, '/') || strings.ContainsRune(s, filepath.Separator) || ext == ".yaml" || ext == ".yml"
 }
+
+// IsFile reports whether Resolve reads nameOrPath as a file rather than
+// as a builtin suite.
+func IsFile(nameOrPath string) bool { return looksLikePath(nameOrPath) || !isBuiltin(nameOrPath) }

@@ -79,6 +79,7 @@ type benchFlags struct {
 	shard    shardFlags
 	scrape   scrapeFlags
 	trace    traceFlags
+	adb      adbFlags
 }
 
 func newBenchCmd() *cobra.Command { return newBenchCmdWith(&benchFlags{}) }
@@ -152,10 +153,17 @@ measured is still written).`,
 	f.shard.register(fl)
 	f.scrape.register(fl)
 	f.trace.register(fl)
+	f.adb.register(fl)
 	return cmd
 }
 
 func runBench(cmd *cobra.Command, f *benchFlags) error {
+	if f.adb.serial != "" {
+		return runOnDevice(cmd, f)
+	}
+	if err := f.adb.onDevice(); err != nil {
+		return usageErr(err)
+	}
 	if f.ab.modelB != "" {
 		if f.shard.shard != "" || f.shard.shards != 0 {
 			return usageErr(errors.New("the A/B (--model-b) cannot be sharded"))
@@ -186,6 +194,16 @@ func runBench(cmd *cobra.Command, f *benchFlags) error {
 	if err != nil {
 		return err
 	}
+	return deliverRun(ctx, cmd, f, run, dir, runErr, signalled)
+}
+
+// deliverRun hands a measured run on (history, reports, comparison,
+// alerts: outputFlags.emit), prints the guide, and returns the exit
+// status: 130 when a signal interrupted it, 1 with runErr when that
+// stopped it early, else its findings'. bench ends with it, and so does
+// a run made on a device (bench --adb).
+func deliverRun(ctx context.Context, cmd *cobra.Command, f *benchFlags, run *runfile.Run, dir string, runErr error, signalled bool) error {
+	stderr := cmd.ErrOrStderr()
 	runPath := filepath.Join(dir, runFileName)
 	outcome, err := f.outputs.emit(ctx, cmd.OutOrStdout(), stderr, run, dir)
 	if err != nil {

@@ -256,7 +256,7 @@ func (p *benchPlan) runnerSpec(t *benchTarget, spec runSpec) (runner.Spec, error
 	}
 	rs := runner.Spec{
 		Suite: p.suite, Workload: work, Client: t.client,
-		Target: t.target, Device: f.judge.device(), Tool: toolInfo(),
+		Target: t.target, Device: f.judge.deviceWith(f.adb.facts), Tool: toolInfo(),
 		CommandLine: append([]string{"tokenpulse"}, os.Args[1:]...),
 		MaxTokens:   f.maxTokens, Timeout: f.timeout, Request: p.reqOpts, Tokens: p.tokens,
 		Rules: p.rules, Dir: spec.out, StartAt: f.shard.at,
@@ -275,6 +275,7 @@ func (p *benchPlan) runnerSpec(t *benchTarget, spec runSpec) (runner.Spec, error
 func (p *benchPlan) perRun(ctx context.Context, stderr io.Writer, t *benchTarget, quiet bool, rs *runner.Spec) {
 	f := p.f
 	prog := newProgressLine(stderr, quiet)
+	prog.lines = f.adb.progressLines
 	rs.Progress, rs.Fatal, rs.Log = prog.update, stopRules(f.apiKeyEnv, t.target.URL), stderr
 	rs.Around = func(dir string) func() *runfile.Profile {
 		prof := f.profile.start(ctx, stderr, p.fs, dir, f.url, t.client)

@@ -41,7 +41,7 @@ func TestGenerateMemoryAndContext(t *testing.T) {
 // it, and --repack=false keeps them in the file's layout.
 func TestGenerateRepackFlag(t *testing.T) {
 	model := fixture.Path(t, "models/stories260K-Q8_0.gguf")
-	vnni := quant.Repacked(quant.Q8_0) != nil
+	vnni := quant.Repacked(quant.Q8_0, 16) != nil
 	for _, flag := range []string{"--repack=true", "--repack=false"} {
 		out, code := cliRun(t, "generate", "--model", model, "--prompt", "Once", "-n", "2", "--threads", "1", flag)
 		want := "kernels   " + quant.Accel() + "\n"

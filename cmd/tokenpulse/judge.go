@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/gate"
+	"github.com/tokenpulse/tokenpulse/internal/android"
 	"github.com/tokenpulse/tokenpulse/internal/device"
 	"github.com/tokenpulse/tokenpulse/runfile"
 	"github.com/tokenpulse/tokenpulse/suite"
@@ -46,6 +47,12 @@ func (j *judgeFlags) policy(s *suite.Suite, errorBudget string) gate.Policy {
 }
 
 // device captures this machine's context with the flags' overrides.
-func (j *judgeFlags) device() runfile.Device {
-	return device.CaptureWith(device.Options{Label: j.deviceLabel, Tier: j.tier})
+func (j *judgeFlags) device() runfile.Device { return j.deviceWith(nil) }
+
+// deviceWith is device with, on an Android device the host started the
+// run on (bench --adb), what the host read of it (nil elsewhere).
+func (j *judgeFlags) deviceWith(facts *runfile.Android) runfile.Device {
+	d := device.CaptureWith(device.Options{Label: j.deviceLabel, Tier: j.tier})
+	android.Apply(&d, facts)
+	return d
 }

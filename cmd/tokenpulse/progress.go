@@ -19,6 +19,9 @@ type progressLine struct {
 	w     io.Writer
 	on    bool
 	width int
+	// lines prints each update as a line, terminal or not, for the host
+	// of a run on a device to read (bench --adb; parseProgressLine).
+	lines bool
 }
 
 func newProgressLine(w io.Writer, quiet bool) *progressLine {
@@ -30,6 +33,12 @@ func newProgressLine(w io.Writer, quiet bool) *progressLine {
 }
 
 func (p *progressLine) update(pr bench.Progress) {
+	if p.lines {
+		p.mu.Lock()
+		fmt.Fprintf(p.w, "progress %s %d/%d requests %d errors ttft_p50_ms %.1f\n", pr.Phase, pr.Done, pr.Total, pr.Errors, pr.TTFTP50Ms)
+		p.mu.Unlock()
+		return
+	}
 	if !p.on {
 		return
 	}

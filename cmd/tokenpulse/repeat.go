@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tokenpulse/tokenpulse/repeats"
 	"github.com/tokenpulse/tokenpulse/runner"
@@ -20,10 +21,8 @@ import (
 // Each run writes its run.json; none is recorded in the history.
 func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command, plan *benchPlan, t *benchTarget) error {
 	f := plan.f
-	for _, n := range []string{"model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
-		if plan.fs.Changed(n) {
-			return usageErr(fmt.Errorf("--repeat does not take --%s: each run writes its run.json ('tokenpulse report DIR/rep-01' renders one), and 'tokenpulse compare BASE_DIR NEW_DIR' compares two sets", n))
-		}
+	if err := checkRepeatFlags(plan.fs); err != nil {
+		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	dir, err := runner.MakeDir(f.out, time.Now().UTC())
@@ -44,6 +43,25 @@ func runRepeats(ctx context.Context, stop context.CancelFunc, cmd *cobra.Command
 	}
 	signalled := ctx.Err() != nil
 	stop()
+	return repeatsExit(cmd, res, signalled)
+}
+
+// checkRepeatFlags refuses the flags --repeat does not take.
+func checkRepeatFlags(fs *pflag.FlagSet) error {
+	for _, n := range []string{"model-b", "report", "against", "against-any", "publish", "publish-presign", "alert-webhook", "alert-smtp"} {
+		if fs.Changed(n) {
+			return usageErr(fmt.Errorf("--repeat does not take --%s: each run writes its run.json ('tokenpulse report DIR/rep-01' renders one), and 'tokenpulse compare BASE_DIR NEW_DIR' compares two sets", n))
+		}
+	}
+	return nil
+}
+
+// repeatsExit prints a series' table and returns the exit status its
+// findings give: 130 when interrupted (signalled), 1 when a run stopped
+// early or every request failed, 99 when a threshold was crossed. bench
+// --repeat ends with it, here and on a device (bench --adb).
+func repeatsExit(cmd *cobra.Command, res *repeats.Result, signalled bool) error {
+	stderr := cmd.ErrOrStderr()
 	if err := res.Set.WriteText(cmd.OutOrStdout()); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -218,6 +219,10 @@ func renderTo(w io.Writer, format string, run *runfile.Run, opts report.Options)
 // file's stored summary is checked against its requests (measure.Drift):
 // where they differ, stderr and the run's warnings say so.
 func loadRun(arg string, stderr io.Writer) (*runfile.Run, error) {
+	// A run a lost device kept (bench --adb) is pulled from it first.
+	if err := pullFromDevice(context.Background(), arg, stderr); err != nil {
+		return nil, withCode(exitFailure, err)
+	}
 	run, rebuilt, err := readRun(arg, stderr)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

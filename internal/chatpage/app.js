@@ -287,12 +287,12 @@ function stop(rec, at) {
   fetch("/v1/abort?request_id=" + encodeURIComponent(rec.id), { method: "POST", headers: { ...authHeaders(), ...relayHeaders } }).catch(() => {});
 }
 
-// history is the conversation a person has had on the page: each
+// pastTurns is the conversation a person has had on the page: each
 // finished question and its answer's text (not its thinking), sent before
 // the next question so that the model answers in context. A driver's
 // request (tokenpulse.prepare) sends what it prepared alone, so that a
-// measured prompt is the suite's, and leaves history as it is.
-const history = [];
+// measured prompt is the suite's, and leaves pastTurns as they are.
+const pastTurns = [];
 const maxHistory = 40; // messages: the last 20 turns
 
 function answerText(rec) {
@@ -327,7 +327,7 @@ async function ask(t0, trusted) {
   statusLine.textContent = "streaming";
   const messages = [];
   if (opts.system) messages.push({ role: "system", content: opts.system });
-  if (!driven) messages.push(...history.slice(-maxHistory));
+  if (!driven) messages.push(...pastTurns.slice(-maxHistory));
   messages.push({ role: "user", content: rec.prompt });
   const body = { messages, stream: true, stream_options: { include_usage: true } };
   const model = opts.model || config.model;
@@ -359,7 +359,7 @@ async function ask(t0, trusted) {
   }
   rec.endAt = performance.now();
   if (!driven && !rec.error && rec.abortedAt < 0) {
-    history.push({ role: "user", content: rec.prompt }, { role: "assistant", content: answerText(rec) });
+    pastTurns.push({ role: "user", content: rec.prompt }, { role: "assistant", content: answerText(rec) });
   }
   // The status line says "done" once the answer's last tokens are on the
   // page: the frame and debounce strategies may still hold some.

@@ -186,3 +186,8 @@ func cString(b []byte) string {
 	}
 	return string(b)
 }
+
+// MemTotal returns MemTotal of a /proc/meminfo text in bytes, 0 when
+// absent: the rule Capture reads this machine's memory by, for a
+// device's meminfo read elsewhere (over adb).
+func MemTotal(meminfo string) uint64 { return parseMemInfo(meminfo) }

@@ -96,8 +96,9 @@ type Options struct {
 	// KVType is the element type of the KV caches; "" means KVF32.
 	KVType KVType
 	// NoRepack keeps every weight matrix in the file's layout. By default,
-	// where the CPU has a faster kernel on a rearranged layout (Q8_0 and
-	// Q4_0 on AVX-512 VNNI, see quant.Repacked), Load copies the matrices
+	// where the CPU has a faster kernel on a rearranged layout (Q4_0,
+	// Q8_0 and Q4_K on AVX-512 VNNI, Q4_0 and Q8_0 on AVX2; see
+	// quant.Repacked), Load copies the matrices
 	// of that type that go through matrix products into that layout, in
 	// memory of their own (counted in Memory.Repacked), and prefill and
 	// decode read the copies.

@@ -59,8 +59,14 @@ func TestSynthFixtures(t *testing.T) {
 		// (Q8_0, Q8_1, Q8_K) before integer dot products, which agrees
 		// better than the README's exact-dequantiser bounds (46/48 ...
 		// 0.57): measured 48/48 0.041, 48/48 0.12, 46/48 0.34, 48/48 0.24,
-		// 47/48 0.21, 48/48 0.14. Bounds leave a little slack.
-		{"synth-llama-256-Q8_0", 0.1, 47, false},
+		// 47/48 0.21, 48/48 0.14. Bounds leave a little slack. With
+		// Q8_0's 16-row groups (AVX-512 VNNI), llama Q8_0 measures
+		// 48/48 0.15: one activation quant (ffn_down's input at position
+		// 7) rounds to 8 where the file's kernels get 7, after a last-bit
+		// difference of float32 summation order, and the difference
+		// carries on through the KV cache; the integer block sums are
+		// exact (quant.TestX16GoMatchesFile).
+		{"synth-llama-256-Q8_0", 0.2, 47, false},
 		{"synth-qwen2-256-Q8_0", 0.25, 47, false},
 		{"synth-llama-256-Q4_0", 0.5, 45, false},
 		{"synth-llama-256-Q6_K", 0.4, 47, false},

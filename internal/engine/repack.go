@@ -9,12 +9,12 @@ import (
 )
 
 // Rearranging weights at load. Where the CPU has a faster kernel on a
-// rearranged layout of a weight type (quant.Repacked: Q8_0 and Q4_0 on
-// AVX-512 VNNI), Load copies every matrix of that type that goes through
-// a matrix product (the layers' and the output's; for a layout that
-// interleaves rows, those whose row count is a whole number of groups)
-// into memory of its own, in that layout; prefill and decode then read
-// those copies and not the file. The token
+// rearranged layout of a weight type (quant.Repacked: Q4_0, Q8_0 and Q4_K
+// on AVX-512 VNNI, Q4_0 and Q8_0 on AVX2), Load copies every matrix of
+// that type that goes through a matrix product (the layers' and the
+// output's; for a layout that interleaves rows, those whose row count is
+// a whole number of groups) into memory of its own, in that layout;
+// prefill and decode then read those copies and not the file. The token
 // embedding keeps the file's layout, since its rows are only decoded one
 // at a time for lookup; when the output matrix is tied to it, the output
 // gets a rearranged copy of its own. Options.NoRepack turns this off.
@@ -24,7 +24,7 @@ import (
 func (w *weights) repackable() []*matrix {
 	var ms []*matrix
 	add := func(m *matrix) {
-		if rp := quant.Repacked(m.typ); rp != nil && m.f32 == nil && m.rows%rp.Rows == 0 {
+		if rp := quant.Repacked(m.typ, m.rows); rp != nil && m.f32 == nil {
 			ms = append(ms, m)
 		}
 	}
@@ -49,7 +49,7 @@ func matrixBytes(ms []*matrix) uint64 {
 func (w *weights) actBytesAfter(ms []*matrix) int {
 	n := w.maxActBytes()
 	for _, m := range ms {
-		n = max(n, quant.Repacked(m.typ).Kernel.ActRowBytes(m.cols))
+		n = max(n, quant.Repacked(m.typ, m.rows).Kernel.ActRowBytes(m.cols))
 	}
 	return n
 }
@@ -87,7 +87,7 @@ func (m *Model) repack(ms []*matrix, mapped bool) (err error) {
 	dsts := make([][]byte, len(ms))
 	mem, free := allocRepacked(int(matrixBytes(ms)))
 	for i, mx := range ms {
-		rp := quant.Repacked(mx.typ)
+		rp := quant.Repacked(mx.typ, mx.rows)
 		dsts[i], mem = mem[:len(mx.data):len(mx.data)], mem[len(mx.data):]
 		unit := mx.rowBytes * rp.Rows // whole groups of rows
 		step := max(repackChunk/unit, 1) * unit
@@ -110,7 +110,7 @@ func (m *Model) repack(ms []*matrix, mapped bool) (err error) {
 	m.releaseMapped = mapped
 	m.dropReleased()
 	for i, mx := range ms {
-		rp := quant.Repacked(mx.typ)
+		rp := quant.Repacked(mx.typ, mx.rows)
 		mx.data, mx.kern, mx.repacked = dsts[i], rp.Kernel, rp.Name
 	}
 	return nil

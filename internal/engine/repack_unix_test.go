@@ -15,7 +15,7 @@ import (
 // under the load faults there; repack returns ErrModelFault (as Load
 // would) and leaves every matrix on the file's layout.
 func TestRepackFault(t *testing.T) {
-	if quant.Repacked(quant.Q8_0) == nil {
+	if quant.Repacked(quant.Q8_0, 16) == nil {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
 	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 256, Layers: 2, Heads: 4, FFN: 512, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 1})

@@ -51,7 +51,7 @@ func mappingRSS(t *testing.T, addr uintptr) uint64 {
 // page-in of the bytes between those matrices faulted in large folios
 // that reach into them (measured here: 8.4 of this 15.5 MB file).
 func TestInfoKeepsReleasedPagesOut(t *testing.T) {
-	if quant.Repacked(quant.Q8_0) == nil {
+	if quant.Repacked(quant.Q8_0, 16) == nil {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
 	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 2048, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 9})
@@ -109,7 +109,7 @@ func statusKB(t *testing.T, field string) uint64 {
 // held the file and its rearranged copy resident together (a 358 MB
 // Q4_0 file peaked at 711 MB in `tokenpulse generate`, 449 MB now).
 func TestInfoHashPeak(t *testing.T) {
-	if quant.Repacked(quant.Q8_0) == nil {
+	if quant.Repacked(quant.Q8_0, 16) == nil {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
 	path := synthFile(t, synth.Spec{Arch: "llama", Dim: 768, Layers: 2, Heads: 12, FFN: 2048, Vocab: 300, Ctx: 64, Type: quant.Q8_0, Seed: 9})

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokenpulse/tokenpulse/internal/android"
 	"github.com/tokenpulse/tokenpulse/runfile"
+	"github.com/tokenpulse/tokenpulse/stats"
 )
 
 // Message is one alert. Marshalled as JSON it is a body that Slack's
@@ -75,6 +77,9 @@ type Alert struct {
 	// report's "Where the time goes"); "" when not published or no
 	// profile was taken.
 	FlameGraphURL string `json:"flame_graph_url,omitempty"`
+	// Heat is a run on an Android device's heat, before → after, and
+	// whether it throttled (bench --adb); "" elsewhere.
+	Heat string `json:"heat,omitempty"`
 }
 
 // Crossed is one crossed threshold, its measured value beside its limit.
@@ -158,6 +163,7 @@ func Build(run *runfile.Run, reportURL string, regressions []string) Message {
 		StartedAt:   run.StartedAt,
 		Regressions: append([]string(nil), regressions...),
 		ReportURL:   reportURL,
+		Heat:        android.Note(run.Device.Android),
 	}
 	if run.Profile != nil && run.Profile.File != "" {
 		a.Profile = run.Profile.File
@@ -266,7 +272,7 @@ func Num(v float64, unit string) string {
 // Line is the crossed threshold as one line of plain text:
 // "gap.max <= 120ms [category:complex]: 300.2 ms, limit 120 ms".
 func (c Crossed) Line() string {
-	s := fmt.Sprintf("%s [%s]: %s, limit %s", c.Rule, c.Scope, Num(c.Value, c.Unit), Num(c.Limit, c.Unit))
+	s := fmt.Sprintf("%s [%s]: %s, limit %s", c.Rule, c.Scope, Num(c.Value, c.Unit), stats.FormatLimit(c.Limit, c.Unit))
 	if len(c.Prompts) > 0 {
 		s += " (" + strings.Join(c.Prompts, ", ") + ")"
 	}
@@ -297,6 +303,9 @@ func (a Alert) PlainText() string {
 	fmt.Fprintf(&b, "Device: %s\nOS:     %s\nModel:  %s\nTarget: %s\n", a.Device, a.OS, a.Model, a.Target)
 	if a.Tier != "" {
 		fmt.Fprintf(&b, "Tier:   %s\n", a.Tier)
+	}
+	if a.Heat != "" {
+		fmt.Fprintf(&b, "Heat:   %s\n", a.Heat)
 	}
 	if !a.StartedAt.IsZero() {
 		fmt.Fprintf(&b, "Run:    %s\n", a.StartedAt.UTC().Format(time.RFC3339))
@@ -397,6 +406,9 @@ func blocks(a Alert) []Block {
 	}
 	if a.Tier != "" {
 		out[1].Fields = append(out[1].Fields, mk("*Tier*\n"+esc(a.Tier)))
+	}
+	if a.Heat != "" {
+		out[1].Fields = append(out[1].Fields, mk("*Heat*\n"+esc(a.Heat)))
 	}
 	section := func(title string, lines []string) {
 		if len(lines) == 0 {

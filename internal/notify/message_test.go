@@ -205,3 +205,12 @@ func TestErrorOffenders(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossedLineKeepsASmallLimit: a limit of 1 µs reads 0.001 ms, as the
+// rule and the reports give it, not "0 ms".
+func TestCrossedLineKeepsASmallLimit(t *testing.T) {
+	c := Crossed{Rule: "gap.p50 < 1us", Scope: "overall", Value: 0.4, Limit: 0.001, Unit: "ms"}
+	if got, want := c.Line(), "gap.p50 < 1us [overall]: 0.4 ms, limit 0.001 ms"; got != want {
+		t.Errorf("Line() = %q, want %q", got, want)
+	}
+}

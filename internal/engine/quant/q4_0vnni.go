@@ -40,20 +40,22 @@ import (
 // in-memory layout, not a GGUF type, so Lookup does not know it.
 const Q4_0VNNIAct Type = 1<<16 | Q4_0
 
-// q4_0VNNIActBytes is the size of one block of Q4_0VNNIAct activations.
-const q4_0VNNIActBytes = 32 + 8
+// x16ActBytes is the size of one block of activations of a 16-row
+// layout (Q4_0VNNIAct, Q8_0x16Act): 32 quants, the correction, the scale.
+const x16ActBytes = 32 + 8
 
-// q4x16Rows is the number of rows the rearranged Q4_0 layout interleaves.
-const q4x16Rows = 16
+// x16Rows is the number of rows the 16-row layouts (Q4_0's, Q8_0's)
+// interleave.
+const x16Rows = 16
 
 // q4x16Bytes is the size of one block of a group of 16 rearranged rows.
-const q4x16Bytes = q4x16Rows * q4_0Bytes
+const q4x16Bytes = x16Rows * q4_0Bytes
 
 var q4_0VNNIRepacker = Repacker{
-	Name: "avx512-vnni",
-	Rows: q4x16Rows,
+	Name: x16Name,
+	Rows: x16Rows,
 	Kernel: &Kernel{
-		BlockSize: q4_0Block, BlockBytes: q4_0Bytes, RowGroup: q4x16Rows,
+		BlockSize: q4_0Block, BlockBytes: q4_0Bytes, RowGroup: x16Rows,
 		ActType: Q4_0VNNIAct, QuantizeAct: quantizeActQ4_0VNNI,
 		DotQ: func(xq, w []byte) float32 {
 			panic("quant: DotQ on one row of an interleaved layout")
@@ -81,7 +83,7 @@ func repackQ4_0x16(dst, src []byte, cols int) {
 		for k := 0; k < nb; k++ {
 			q := (*[256]byte)(qs[256*k:])
 			dk := (*[32]byte)(ds[32*k:])
-			for i := 0; i < q4x16Rows; i++ {
+			for i := 0; i < x16Rows; i++ {
 				b := (*[q4_0Bytes]byte)(s[i*rb+k*q4_0Bytes:])
 				dk[2*i], dk[2*i+1] = b[0], b[1]
 				le := binary.LittleEndian
@@ -110,13 +112,19 @@ func unpackQ4_0x16(row []byte, group []byte, i, nb int) {
 // quantizeActQ4_0VNNI quantises x to Q4_0VNNIAct: the quants and
 // binary16 scale of quantizeActQ8_0, the scale widened to float32, and
 // −8 × each block's sum of quants.
-func quantizeActQ4_0VNNI(dst []byte, x []float32) {
+func quantizeActQ4_0VNNI(dst []byte, x []float32) { quantizeActX16(dst, x, -8) }
+
+// quantizeActX16 quantises x to the activations of a 16-row layout: each
+// block's quants and binary16 scale as quantizeActQ8_0 makes them, the
+// scale widened to float32, and c × the block's sum of quants (the
+// correction that takes the weights' offset back out).
+func quantizeActX16(dst []byte, x []float32, c int32) {
 	nb := len(x) / 32
-	dst = dst[:nb*q4_0VNNIActBytes]
+	dst = dst[:nb*x16ActBytes]
 	for i := 0; i < nb; i++ {
-		b := dst[q4_0VNNIActBytes*i : q4_0VNNIActBytes*(i+1)]
+		b := dst[x16ActBytes*i : x16ActBytes*(i+1)]
 		sum, d := quantize32((*[32]float32)(x[32*i:]), (*[32]byte)(b))
-		binary.LittleEndian.PutUint32(b[32:], uint32(int32(-8*sum)))
+		binary.LittleEndian.PutUint32(b[32:], uint32(c*int32(sum)))
 		binary.LittleEndian.PutUint32(b[36:], math.Float32bits(f16ToF32(f32ToF16(d))))
 	}
 }
@@ -124,16 +132,16 @@ func quantizeActQ4_0VNNI(dst []byte, x []float32) {
 // matMulQ4_0x16 is MatMulQ of the rearranged layout: the assembly where
 // there is one, else the Go twin.
 func matMulQ4_0x16(out []float32, ldo int, xq []byte, ldx, batch int, w []byte) {
-	nb := ldx / q4_0VNNIActBytes
+	nb := ldx / x16ActBytes
 	if batch <= 0 || nb == 0 {
 		return
 	}
 	groups := len(w) / (nb * q4x16Bytes)
-	rows := groups * q4x16Rows
+	rows := groups * x16Rows
 	_ = out[(batch-1)*ldo+rows-1]
-	_ = xq[(batch-1)*ldx+nb*q4_0VNNIActBytes-1]
-	if q4_0x16VNNI != nil {
-		q4_0x16VNNI(out, ldo, xq, ldx, batch, w[:groups*nb*q4x16Bytes], nb)
+	_ = xq[(batch-1)*ldx+nb*x16ActBytes-1]
+	if q4_0x16Asm != nil {
+		q4_0x16Asm(out, ldo, xq, ldx, batch, w[:groups*nb*q4x16Bytes], nb)
 		return
 	}
 	matMulQ4_0x16Go(out, ldo, xq, ldx, batch, w, nb)
@@ -148,13 +156,13 @@ func matMulQ4_0x16Go(out []float32, ldo int, xq []byte, ldx, batch int, w []byte
 	t := f16Table
 	for g := 0; g+gb <= len(w); g += gb {
 		qs, ds := w[g:g+256*nb], w[g+256*nb:g+gb]
-		r0 := g / gb * q4x16Rows
+		r0 := g / gb * x16Rows
 		for b := 0; b < batch; b++ {
-			x := xq[b*ldx : b*ldx+nb*q4_0VNNIActBytes]
-			for i := 0; i < q4x16Rows; i++ {
+			x := xq[b*ldx : b*ldx+nb*x16ActBytes]
+			for i := 0; i < x16Rows; i++ {
 				var acc float32
 				for k := 0; k < nb; k++ {
-					xb := x[q4_0VNNIActBytes*k : q4_0VNNIActBytes*(k+1)]
+					xb := x[x16ActBytes*k : x16ActBytes*(k+1)]
 					s := int32(binary.LittleEndian.Uint32(xb[32:]))
 					for p := 0; p < 4; p++ {
 						u := qs[256*k+64*p+4*i : 256*k+64*p+4*i+4]

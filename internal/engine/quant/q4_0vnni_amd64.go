@@ -2,37 +2,79 @@
 
 package quant
 
-// q4_0x16VNNI is the assembly MatMulQ of rearranged Q4_0 groups, nil
-// without AVX-512 VNNI: tiles of 8 tokens, then one of 4, then single
-// tokens, each over every group of w. The caller has checked the
-// lengths; nb > 0.
-var q4_0x16VNNI = func() func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int) {
-	if !hasVNNI {
+import "golang.org/x/sys/cpu"
+
+// x16Tile is the assembly of one tile of tokens on 16-row groups: it sets
+// out[t·ldo + r], for the tokens t of its tile (activation rows of ldx
+// bytes at x) and the rows r of the groups consecutive groups of nb
+// blocks at w, to their dot products.
+type x16Tile func(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+// x16Func is the MatMulQ of a 16-row layout on nb blocks a row; the
+// caller has checked the lengths, nb > 0.
+type x16Func func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
+
+// x16Tiles makes the x16Func of a 16-row layout whose group of one block
+// is blockBytes from its tiles (sizes in tokens, largest first, the last
+// 1): as many of the largest tiles as the batch holds, then of the next,
+// each over every group of w. It returns nil when ok is false (the CPU
+// lacks the tiles' instructions).
+func x16Tiles(ok bool, blockBytes int, sizes []int, tiles ...x16Tile) x16Func {
+	if !ok {
 		return nil
 	}
 	return func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int) {
-		groups := len(w) / (nb * q4x16Bytes)
+		groups := len(w) / (nb * blockBytes)
 		if groups == 0 {
 			return
 		}
 		b := 0
-		for ; b+8 <= batch; b += 8 {
-			q4x16T8(&xq[b*ldx], ldx, &w[0], nb, groups, &out[b*ldo], ldo)
-		}
-		if b+4 <= batch {
-			q4x16T4(&xq[b*ldx], ldx, &w[0], nb, groups, &out[b*ldo], ldo)
-			b += 4
-		}
-		for ; b < batch; b++ {
-			q4x16T1(&xq[b*ldx], ldx, &w[0], nb, groups, &out[b*ldo], ldo)
+		for i, n := range sizes {
+			for ; b+n <= batch; b += n {
+				tiles[i](&xq[b*ldx], ldx, &w[0], nb, groups, &out[b*ldo], ldo)
+			}
 		}
 	}
-}()
+}
 
-// q4x16T8, q4x16T4 and q4x16T1 set out[t·ldo + r], for the tokens t of
-// their tile (activation rows of ldx bytes at x) and the rows r of the
-// groups consecutive groups of 16 rearranged Q4_0 rows of nb blocks at w,
-// to their dot products (q4_0vnni_amd64.s).
+// hasX16AVX2 reports whether the AVX2 tiles may run: AVX2, FMA and F16C
+// (the scales are widened by VCVTPH2PS).
+var hasX16AVX2 = hasAVX2 && cpu.X86.HasF16C
+
+// The 16-row layouts' assembly: AVX-512 VNNI tiles of 8, 4 and 1 tokens
+// (q4_0vnni_amd64.s, q8_0x16_amd64.s), AVX2 tiles of 4 and 1 tokens
+// (x16_avx2_amd64.s); each nil where the CPU lacks its instructions.
+var (
+	q4_0x16VNNI = x16Tiles(hasVNNI, q4x16Bytes, []int{8, 4, 1}, q4x16T8, q4x16T4, q4x16T1)
+	q8_0x16VNNI = x16Tiles(hasVNNI, q8x16Bytes, []int{8, 4, 1}, q8x16T8, q8x16T4, q8x16T1)
+	q4_0x16AVX2 = x16Tiles(hasX16AVX2, q4x16Bytes, []int{4, 1}, q4x16A4, q4x16A1)
+	q8_0x16AVX2 = x16Tiles(hasX16AVX2, q8x16Bytes, []int{4, 1}, q8x16A4, q8x16A1)
+	q4_Kx16VNNI = x16Tiles(hasVNNI, q4kx16Bytes, []int{4, 1}, q4kx16T4, q4kx16T1)
+)
+
+// q4_0x16Asm and q8_0x16Asm are the assembly MatMulQ the 16-row layouts
+// use, x16Name its instruction set: AVX-512 VNNI where the CPU has it,
+// else AVX2 (as GODEBUG=cpu.avx512f=off makes it on any CPU); Q4_K's
+// has no AVX2 kernel.
+var (
+	q4_0x16Asm = cmpOr(q4_0x16VNNI, q4_0x16AVX2)
+	q8_0x16Asm = cmpOr(q8_0x16VNNI, q8_0x16AVX2)
+	q4_Kx16Asm = q4_Kx16VNNI
+	x16Name    = map[bool]string{true: "avx512-vnni", false: "avx2"}[hasVNNI]
+)
+
+// cmpOr returns the first of fs that is not nil.
+func cmpOr(fs ...x16Func) x16Func {
+	for _, f := range fs {
+		if f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// q4x16T8, q4x16T4 and q4x16T1 are the AVX-512 VNNI tiles of Q4_0's
+// groups (q4_0vnni_amd64.s).
 //
 //go:noescape
 func q4x16T8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
@@ -42,3 +84,39 @@ func q4x16T4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo in
 
 //go:noescape
 func q4x16T1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+// q8x16T8, q8x16T4 and q8x16T1 are the AVX-512 VNNI tiles of Q8_0's
+// groups (q8_0x16_amd64.s).
+//
+//go:noescape
+func q8x16T8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q8x16T4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q8x16T1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+// q4x16A4, q4x16A1, q8x16A4 and q8x16A1 are the AVX2 tiles of Q4_0's and
+// Q8_0's groups (x16_avx2_amd64.s).
+//
+//go:noescape
+func q4x16A4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q4x16A1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q8x16A4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q8x16A1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+// q4kx16T4 and q4kx16T1 are the AVX-512 VNNI tiles of Q4_K's groups
+// (q4_kx16_amd64.s).
+//
+//go:noescape
+func q4kx16T4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q4kx16T1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)

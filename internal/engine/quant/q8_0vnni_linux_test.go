@@ -55,3 +55,36 @@ func TestQ8_0VNNIReadsInBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestX16ReadsInBounds runs the 16-row layouts' assembly on groups and
+// activations that end right before an inaccessible page, for tiles of
+// 8, 4 and 1 tokens: no load of the last group's scales or the last
+// token's activations may read past them.
+func TestX16ReadsInBounds(t *testing.T) {
+	forX16Asm(t, func(t *testing.T, l *x16Layout) {
+		r := rand.New(rand.NewPCG(87, 88))
+		for _, nb := range []int{1, 3, 24} {
+			for _, batch := range []int{1, 4, 8, 13} {
+				const groups = 2
+				src := l.randRows(r, nb, 16*groups)
+				w := guarded(t, len(src))
+				l.repack(w, src, l.block*nb)
+				ldx := nb * l.actBytes
+				xv := guarded(t, batch*ldx)
+				for b := 0; b < batch; b++ {
+					l.quantize(xv[b*ldx:(b+1)*ldx], randActs(r, l.block*nb))
+				}
+				got, want := make([]float32, batch*16*groups), make([]float32, batch*16*groups)
+				l.mm(got, 16*groups, xv, ldx, batch, w)
+				l.mmGo(want, 16*groups, xv, ldx, batch, w, nb)
+				for i := range got {
+					row := i % (16 * groups)
+					tol := float64(nb+16) * 0x1p-23 * l.x16Magnitude(xv[i/(16*groups)*ldx:], w[row/16*nb*l.groupBytes:], row%16, nb)
+					if d := math.Abs(float64(got[i]) - float64(want[i])); !(d <= tol) {
+						t.Fatalf("%d blocks, batch %d, output %d: %v, Go %v", nb, batch, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}

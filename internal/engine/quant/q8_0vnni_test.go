@@ -217,8 +217,8 @@ func FuzzQ8_0VNNIAsm(f *testing.F) {
 // same block sums and scales, so they differ only by float32 summation
 // order.
 func TestRepackedAgainstQ8_0(t *testing.T) {
-	rp := Repacked(Q8_0)
-	if rp == nil {
+	rp := Repacked(Q8_0, 1) // a row count that is no whole number of 16-row groups
+	if rp == nil || rp.Rows != 1 {
 		t.Skip("no repacked Q8_0 kernel on this CPU")
 	}
 	q8, _ := Lookup(Q8_0)
@@ -253,21 +253,38 @@ func TestRepackedAgainstQ8_0(t *testing.T) {
 	}
 }
 
-// TestRepackedAvailability pins where the repacked kernel exists: only
-// with the assembly.
+// TestRepackedAvailability pins where the repacked kernels exist (only
+// with the assembly) and which layout a matrix gets: 16-row groups for
+// Q4_0, Q8_0 and (with AVX-512 VNNI) Q4_K matrices of whole groups,
+// Q8_0's row-by-row layout for the others, nothing for other Q4_0 and
+// Q4_K matrices.
 func TestRepackedAvailability(t *testing.T) {
-	if got, want := Repacked(Q8_0) != nil, q8_0VNNIRows != nil; got != want {
-		t.Errorf("Repacked(Q8_0) set %v, want %v", got, want)
+	cases := []struct {
+		typ  Type
+		rows int
+		want *Repacker
+	}{
+		{Q8_0, 32, &q8_0x16Repacker}, {Q8_0, 300, &q8_0VNNIRepacker}, {Q8_0, 8, &q8_0VNNIRepacker},
+		{Q4_0, 32, &q4_0VNNIRepacker}, {Q4_0, 300, nil},
+		{Q4_K, 32, &q4_Kx16Repacker}, {Q4_K, 300, nil},
+		{F32, 32, nil}, {Q6_K, 32, nil},
 	}
-	if got, want := Repacked(Q4_0) != nil, q4_0x16VNNI != nil; got != want {
-		t.Errorf("Repacked(Q4_0) set %v, want %v", got, want)
-	}
-	for _, typ := range []Type{F32, Q4_K, Q6_K} {
-		if Repacked(typ) != nil {
-			t.Errorf("Repacked(%v) is set", typ)
+	for _, c := range cases {
+		want := c.want
+		switch {
+		case q8_0x16Asm == nil && q4_0x16Asm == nil:
+			want = nil
+		case q8_0VNNIRows == nil && (want == &q8_0VNNIRepacker || want == &q4_Kx16Repacker):
+			want = nil // without AVX-512 VNNI: the AVX2 16-row kernels only
+		}
+		if got := Repacked(c.typ, c.rows); got != want {
+			t.Errorf("Repacked(%v, %d) = %v, want %v", c.typ, c.rows, got, want)
 		}
 	}
-	for _, typ := range []Type{Q8_0VNNIAct, Q4_0VNNIAct} {
+	if (q8_0x16Asm == nil) != (q4_0x16Asm == nil) {
+		t.Errorf("the 16-row kernels exist apart: Q8_0 %v, Q4_0 %v", q8_0x16Asm != nil, q4_0x16Asm != nil)
+	}
+	for _, typ := range []Type{Q8_0VNNIAct, Q4_0VNNIAct, Q8_0x16Act} {
 		if _, err := Lookup(typ); err == nil {
 			t.Errorf("Lookup knows the in-memory activation type %v", typ)
 		}

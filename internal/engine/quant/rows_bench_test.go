@@ -3,6 +3,7 @@
 package quant
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -26,13 +27,17 @@ func BenchmarkDotQRowsBig(b *testing.B) {
 		name string
 		typ  Type
 		rp   *Repacker // non-nil: the rows rearranged for this kernel
-	}{{"Q8_0", Q8_0, nil}, {"Q4_K", Q4_K, nil}}
-	if rp := Repacked(Q8_0); rp != nil {
-		cases = append(cases, struct {
-			name string
-			typ  Type
-			rp   *Repacker
-		}{"Q8_0-" + rp.Name, Q8_0, rp})
+	}{{"Q8_0", Q8_0, nil}, {"Q4_K", Q4_K, nil}, {"Q4_0", Q4_0, nil}}
+	for _, typ := range []Type{Q8_0, Q4_0} {
+		for _, rows := range []int{1, 16} { // the row-by-row layout, the 16-row groups
+			if rp := Repacked(typ, rows); rp != nil && rp.Rows == rows {
+				cases = append(cases, struct {
+					name string
+					typ  Type
+					rp   *Repacker
+				}{fmt.Sprintf("%v-%s-%d", typ, rp.Name, rp.Rows), typ, rp})
+			}
+		}
 	}
 	for _, c := range cases {
 		typ := c.typ

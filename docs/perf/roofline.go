@@ -4,7 +4,7 @@
 // the share of each that prefill and decode reach on a model file:
 //
 //   - int8 multiply-adds per second: the engine's own integer kernels
-//     (Q8_0 and Q4_0, in their AVX-512 VNNI layouts where the CPU has
+//     (Q8_0, Q4_0 and Q4_K, in their AVX-512 VNNI layouts where the CPU has
 //     them, else AVX2, NEON or Go; row by row and batched) over weights
 //     that stay in the L2 cache, one goroutine per thread; the fastest is
 //     the limit. It is what our kernels reach, a floor under the
@@ -12,7 +12,7 @@
 //     bound: its share is (int8 MACs per token × prefill tok/s) / limit.
 //   - streaming read bandwidth: the fastest of a plain read (the
 //     runtime's memmove into a buffer that stays in L1) and the engine's
-//     own Q8_0 and Q4_0 kernels streaming weights (they prefetch, and
+//     own Q8_0, Q4_0 and Q4_K kernels streaming weights (they prefetch, and
 //     read faster than a plain loop on one core), over a buffer the size
 //     of the model's weights and over a 1 GiB one, one goroutine per
 //     thread.
@@ -88,8 +88,8 @@ func main() {
 	}
 	fmt.Printf("model %s: %.1f MiB of weights read and %.3g int8 MACs per token\n", *model, float64(wBytes)/(1<<20), float64(macs))
 	kern := quant.Accel()
-	for _, t := range []quant.Type{quant.Q8_0, quant.Q4_0} {
-		if r := quant.Repacked(t); r != nil {
+	for _, t := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q4_K} {
+		if r := quant.Repacked(t, 64); r != nil {
 			kern += fmt.Sprintf(", %v %s", t, r.Name)
 		}
 	}
@@ -202,7 +202,7 @@ func processCPU() time.Duration {
 }
 
 // macRate is the int8 multiply-add rate of the fastest integer kernel
-// the engine has (Q8_0 and Q4_0, their load-time layouts where the CPU
+// the engine has (Q8_0, Q4_0 and Q4_K, their load-time layouts where the CPU
 // has them; one input row at a time and, where there is one, the batched
 // MatMulQ on 16 inputs) with t goroutines, each on its own weights (64
 // rows of 4096: in L2) and inputs. Rates are per second of the
@@ -210,11 +210,11 @@ func processCPU() time.Duration {
 func macRate(t int, dur time.Duration) float64 {
 	const rows, cols, batch = 64, 4096, 16
 	best := 0.0
-	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0} {
+	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q4_K} {
 		base, _ := quant.Lookup(typ)
 		k := base
 		var repack func(dst, src []byte, cols int)
-		if r := quant.Repacked(typ); r != nil {
+		if r := quant.Repacked(typ, rows); r != nil {
 			k, repack = r.Kernel, r.Repack
 		}
 		for _, batched := range []bool{false, true} {
@@ -309,9 +309,9 @@ func threadCPU() time.Duration {
 // readers are the ways readRate reads a buffer: the runtime's memmove
 // (copy into a 32 KiB buffer that stays in L1; about what any plain
 // loop without prefetching reaches on one core) and the engine's own
-// weight kernels, Q8_0 and Q4_0 in the layouts this CPU runs, which
+// weight kernels, Q8_0, Q4_0 and Q4_K in the layouts this CPU runs, which
 // prefetch ahead and so read faster. The limit is the fastest.
-var readers = []quant.Type{quant.F32, quant.Q8_0, quant.Q4_0}
+var readers = []quant.Type{quant.F32, quant.Q8_0, quant.Q4_0, quant.Q4_K}
 
 // readRate is the rate at which t goroutines read n bytes, each its own
 // share over and over, by the fastest of readers, per second of their
@@ -347,7 +347,7 @@ func readRate(n int, t int, dur time.Duration) float64 {
 			for r := 0; r < rows; r++ {
 				base.Quantize(chunk[r*rb:(r+1)*rb], x[r*cols:(r+1)*cols])
 			}
-			if r := quant.Repacked(typ); r != nil {
+			if r := quant.Repacked(typ, rows); r != nil {
 				k = r.Kernel
 				p := make([]byte, len(chunk))
 				r.Repack(p, chunk, cols)

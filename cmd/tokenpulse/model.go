@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/dustin/go-humanize"
@@ -89,12 +91,6 @@ func printFileInfo(w io.Writer, path string, fi inspect.Info) error {
 	return tw.Flush()
 }
 
-// synthPresets are named shapes for `model synth --preset`.
-var synthPresets = map[string]synth.Spec{
-	"125m": {Arch: "llama", Dim: 768, Layers: 12, Heads: 12, KVHeads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048},
-	"0.5b": {Arch: "qwen2", Dim: 896, Layers: 24, Heads: 14, KVHeads: 2, FFN: 4864, Vocab: 151936, Ctx: 4096},
-}
-
 func newModelSynthCmd() *cobra.Command {
 	var sp synth.Spec
 	var typ, out, preset string
@@ -103,17 +99,23 @@ func newModelSynthCmd() *cobra.Command {
 		Short: "Write a GGUF model of any shape with seeded random weights (for benchmarks and tests)",
 		Long: `Write a GGUF model of any shape with seeded random weights and a byte-level
 vocabulary, so the engine can be measured at realistic sizes with nothing
-downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
-896, 24 layers, 2 KV heads); flags given explicitly override the preset.
+downloaded. Presets: 125m (llama, dim 768, 12 layers), 0.5b (qwen2, dim 896,
+24 layers, 2 KV heads) and 1b (Llama 3.2 1B's shape: llama, dim 2048, 16
+layers, 32 heads and 8 KV heads, ffn 8192, vocabulary 128256, tied
+embeddings); flags given explicitly override the preset.
 
   tokenpulse model synth --preset 125m --type Q4_K -o /tmp/125m-q4k.gguf
+  tokenpulse model synth --preset 1b --type Q4_K_M -o /tmp/1b-q4km.gguf
   tokenpulse model synth --arch qwen2 --dim 256 --layers 2 --heads 8 --kv-heads 4 --ffn 768 --vocab 512 --type Q8_0 -o m.gguf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if preset != "" {
-				p, ok := synthPresets[preset]
+				p, ok := synth.Presets[preset]
 				if !ok {
-					return usageErr(fmt.Errorf("unknown preset %q (want 125m or 0.5b)", preset))
+					return usageErr(fmt.Errorf("unknown preset %q (want %s)", preset, strings.Join(synth.PresetNames(), ", ")))
+				}
+				if !cmd.Flags().Changed("tied") {
+					sp.Tied = p.Tied
 				}
 				fl := cmd.Flags()
 				set := func(name string, dst *int, v int) {
@@ -132,11 +134,18 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 				set("vocab", &sp.Vocab, p.Vocab)
 				set("ctx", &sp.Ctx, p.Ctx)
 			}
-			t, err := quant.ParseType(strings.ToUpper(typ))
-			if err != nil {
-				return usageErr(err)
+			// A llama.cpp mixture (Q4_K_M) is made as llama.cpp users make
+			// it: the weights written F16, then quantised.
+			mix, isMix := quantize.LookupMix(typ)
+			if isMix {
+				sp.Type = quant.F16
+			} else {
+				t, err := quant.ParseType(strings.ToUpper(typ))
+				if err != nil {
+					return usageErr(fmt.Errorf("%w (or a llama.cpp mixture: %s)", err, quantize.MixNames()))
+				}
+				sp.Type = t
 			}
-			sp.Type = t
 			if out == "" {
 				return usageErr(fmt.Errorf("-o FILE is required"))
 			}
@@ -145,18 +154,39 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 				return err
 			}
 			defer os.Remove(tmp.Name())
-			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: writing a %s %s model (dim %d, %d layers) to %s ...\n", sp.Type, sp.Arch, sp.Dim, sp.Layers, out)
-			if err := synth.Write(tmp, sp); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: writing a %s %s model (dim %d, %d layers) to %s ...\n", typ, sp.Arch, sp.Dim, sp.Layers, out)
+			// Ctrl-C (or SIGTERM) stops the write and removes the
+			// temporary file, which for the 1b preset is 2.3 GiB.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := synth.Write(ctxWriter{ctx, tmp}, sp); err != nil {
 				tmp.Close()
+				if ctx.Err() != nil {
+					return fmt.Errorf("interrupted; %s not written", out)
+				}
 				if strings.Contains(err.Error(), "synth:") && !strings.Contains(err.Error(), "write") {
 					return usageErr(err)
 				}
 				return err
 			}
+			// CreateTemp makes the file 0600; a model is for others to
+			// read too (a llama-server run as another user), as quantize's
+			// output is.
+			if err := tmp.Chmod(0o644); err != nil {
+				tmp.Close()
+				return err
+			}
 			if err := tmp.Close(); err != nil {
 				return err
 			}
-			if err := os.Rename(tmp.Name(), out); err != nil {
+			if isMix {
+				if _, err := quantize.FileContext(ctx, tmp.Name(), out, quantize.Options{Mix: mix}); err != nil {
+					if ctx.Err() != nil {
+						return fmt.Errorf("interrupted; %s not written", out)
+					}
+					return err
+				}
+			} else if err := os.Rename(tmp.Name(), out); err != nil {
 				return err
 			}
 			f, err := gguf.Open(out)
@@ -168,7 +198,7 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&preset, "preset", "", "named shape: 125m or 0.5b")
+	fl.StringVar(&preset, "preset", "", "named shape: 125m, 0.5b or 1b")
 	fl.StringVar(&sp.Arch, "arch", "llama", "architecture: llama or qwen2")
 	fl.IntVar(&sp.Dim, "dim", 256, "embedding width")
 	fl.IntVar(&sp.Layers, "layers", 2, "transformer blocks")
@@ -177,8 +207,9 @@ downloaded. Presets: 125m (llama, dim 768, 12 layers) and 0.5b (qwen2, dim
 	fl.IntVar(&sp.FFN, "ffn", 768, "feed-forward hidden width")
 	fl.IntVar(&sp.Vocab, "vocab", 512, "vocabulary size (at least 259)")
 	fl.IntVar(&sp.Ctx, "ctx", 2048, "context length written to the file")
-	fl.StringVar(&typ, "type", "Q8_0", "type of the 2-D weights: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, ...")
+	fl.StringVar(&typ, "type", "Q8_0", "type of the 2-D weights: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, ..., or a llama.cpp mixture (Q4_K_M, Q5_K_M: written F16, then quantised as model quantize does)")
 	fl.Uint64Var(&sp.Seed, "seed", 1, "random seed (the same seed gives the same file)")
+	fl.BoolVar(&sp.Tied, "tied", false, "no output.weight: the output projection is token_embd (tied embeddings)")
 	fl.StringVarP(&out, "output", "o", "", "output file")
 	return cmd
 }
@@ -205,9 +236,13 @@ matches token_embd.weight), a full name, or a glob (blk.1?.ffn_*). A rule
 that matches no tensor is an error.
 
 Types: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K,
-Q6_K. Requantising an already quantised model (Q8_0, ...) works, with a
+Q6_K; or one of llama.cpp's mixtures, Q4_K_M or Q5_K_M, which give each
+tensor the type llama.cpp's llama-quantize gives it (Q6_K for output and
+for attn_v and ffn_down on some layers; for rows that are not a multiple
+of 256, Q5_0, Q5_1 or Q8_0 instead, as llama.cpp falls back). Requantising an already quantised model (Q8_0, ...) works, with a
 warning: precision is lost twice.
 
+  tokenpulse model quantize m-f16.gguf m-q4km.gguf --type Q4_K_M
   tokenpulse model quantize m-f16.gguf m-q4k.gguf --type Q4_K --tensor-type 'token_embd=Q6_K,attn_output=Q6_K'`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
@@ -223,11 +258,15 @@ warning: precision is lost twice.
 				return usageErr(errors.New("--threads must not be negative"))
 			}
 			opts := quantize.Options{Threads: threads}
-			t, err := parseQuantType(typ)
-			if err != nil {
-				return usageErr(fmt.Errorf("--type: %w", err))
+			if mix, ok := quantize.LookupMix(typ); ok {
+				opts.Mix = mix
+			} else {
+				t, err := parseQuantType(typ)
+				if err != nil {
+					return usageErr(fmt.Errorf("--type: %w (or a llama.cpp mixture: %s)", err, quantize.MixNames()))
+				}
+				opts.Type = t
 			}
-			opts.Type = t
 			for _, arg := range rules {
 				for _, r := range strings.Split(arg, ",") {
 					r = strings.TrimSpace(r)
@@ -248,7 +287,12 @@ warning: precision is lost twice.
 			}
 			in, out := args[0], args[1]
 			fmt.Fprintf(cmd.ErrOrStderr(), "tokenpulse: quantising %s to %s ...\n", in, out)
-			res, err := quantize.File(in, out, opts)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := quantize.FileContext(ctx, in, out, opts)
+			if err != nil && ctx.Err() != nil {
+				return fmt.Errorf("interrupted; %s not written", out)
+			}
 			if errors.Is(err, quantize.ErrSpec) {
 				return usageErr(err)
 			}
@@ -266,7 +310,7 @@ warning: precision is lost twice.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&typ, "type", "", "type of the quantisable weights: Q4_K, Q5_K, Q6_K, Q8_0, Q4_0, F16, F32, ...")
+	fl.StringVar(&typ, "type", "", "type of the quantisable weights: Q4_K, Q5_K, Q6_K, Q8_0, Q4_0, F16, F32, ..., or a mixture: Q4_K_M, Q5_K_M")
 	fl.StringArrayVar(&rules, "tensor-type", nil, "per-tensor types, PATTERN=TYPE[,PATTERN=TYPE...] (first match wins), e.g. 'token_embd=Q6_K,attn_output=Q6_K'")
 	fl.IntVar(&threads, "threads", 0, "goroutines quantising rows (0 = number of CPUs)")
 	return cmd
@@ -315,6 +359,8 @@ func printQuantizeSummary(w io.Writer, in, out string, res *quantize.Result) err
 			kept[key]++
 		case t.Rule != "":
 			note = "--tensor-type " + t.Rule
+		case t.Fallback != "":
+			note = "fallback: " + t.Fallback
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, strings.Join(dims, "×"), t.From, t.To,
 			humanize.IBytes(t.FromBytes), humanize.IBytes(t.ToBytes), note)

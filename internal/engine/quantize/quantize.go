@@ -6,6 +6,7 @@
 package quantize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,6 +48,11 @@ type Options struct {
 	// Threads is the number of goroutines quantising rows; 0 means
 	// GOMAXPROCS.
 	Threads int
+	// Mix, when its Name is set, makes llama.cpp's mixture of that name
+	// (see [Mix]): Type is then ignored, and each tensor no rule matches
+	// gets the mixture's type for it, with llama.cpp's fallback types for
+	// rows that do not fit a block.
+	Mix Mix
 }
 
 // Tensor is the plan for one tensor.
@@ -61,6 +67,9 @@ type Tensor struct {
 	Wanted quant.Type
 	Rule   string // the pattern that chose Wanted, "" for the default type
 	Kept   string // why the tensor keeps its type ("" when converted or already Wanted)
+	// Fallback says why a mixture gave the tensor a smaller block type
+	// than it wanted (its rows do not fit the wanted type's block).
+	Fallback string
 }
 
 // Converted reports whether the tensor's data is re-encoded.
@@ -159,13 +168,18 @@ func bitsPerWeight(t quant.Type) float64 {
 }
 
 // NewPlan decides the type of every tensor of f. Tensors that are
-// not quantisable weights (1-D tensors such as norms and biases) and
-// tensors whose row length is not a multiple of the wanted type's block
-// keep their stored type (F32 in an F32 or F16 model), as Kept says.
-// llama.cpp's quantiser keeps 1-D tensors too; for an unfit row length it
-// instead falls back to another block type (Q4_K to Q5_0, Q6_K to Q8_0,
-// then F16), which this does not do.
+// not quantisable weights (1-D tensors such as norms and biases) keep
+// their stored type (F32 in an F32 or F16 model), as Kept says; so does,
+// for a single type (no Mix), a tensor whose row length is not a multiple
+// of the wanted type's block. A Mix instead falls back to another block
+// type, as llama.cpp does (Q4_K to Q5_0, Q5_K to Q5_1, Q6_K to Q8_0, then
+// F16), and says so in Fallback.
 func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
+	var mixed map[int]mixChoice
+	if opts.Mix.Name != "" {
+		opts.Type = opts.Mix.Base
+		mixed = mixTypes(f, opts.Mix)
+	}
 	if !Supports(opts.Type) {
 		return nil, fmt.Errorf("engine: quantize: cannot quantise to %v: %w", opts.Type, ErrSpec)
 	}
@@ -198,6 +212,9 @@ func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
 				q.Wanted, q.Rule = r.Type, r.Pattern
 				break
 			}
+		}
+		if mc, ok := mixed[i]; ok && q.Rule == "" {
+			q.Wanted, q.Fallback = mc.Type, mc.Fallback
 		}
 		k, _ := quant.Lookup(q.Wanted)
 		src, srcErr := quant.Lookup(t.Type)
@@ -236,6 +253,9 @@ func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
 		}
 	}
 	p.FileType = fileType(opts.Type, raised)
+	if opts.Mix.Name != "" {
+		p.FileType = opts.Mix.FileType
+	}
 	return p, nil
 }
 
@@ -243,10 +263,15 @@ func NewPlan(f *gguf.File, opts Options) (*Plan, error) {
 // raised says some tensors were given a wider type (the _M mixes).
 func fileType(t quant.Type, raised bool) uint32 {
 	pick := func(small, medium uint32) uint32 {
-		if raised {
-			return medium
+		if !raised {
+			return small
 		}
-		return small
+		for _, m := range Mixes {
+			if m.Base == t {
+				return m.FileType
+			}
+		}
+		return medium
 	}
 	switch t {
 	case quant.F32:
@@ -268,9 +293,9 @@ func fileType(t quant.Type, raised bool) uint32 {
 	case quant.Q3_K:
 		return pick(11, 12) // Q3_K_S, Q3_K_M
 	case quant.Q4_K:
-		return pick(14, 15) // Q4_K_S, Q4_K_M
+		return pick(14, 0) // Q4_K_S, Q4_K_M (Mixes)
 	case quant.Q5_K:
-		return pick(16, 17) // Q5_K_S, Q5_K_M
+		return pick(16, 0) // Q5_K_S, Q5_K_M (Mixes)
 	case quant.Q6_K:
 		return 18
 	case quant.BF16:
@@ -283,6 +308,11 @@ func fileType(t quant.Type, raised bool) uint32 {
 // order, with general.file_type and general.quantization_version set (as
 // llama.cpp does), then the tensors in file order, converted as planned.
 func (p *Plan) Write(w io.Writer, f *gguf.File, threads int) error {
+	return p.write(context.Background(), w, f, threads)
+}
+
+// write is Write, checking ctx before converting each tensor.
+func (p *Plan) write(ctx context.Context, w io.Writer, f *gguf.File, threads int) error {
 	if len(p.Tensors) != len(f.Tensors) {
 		return errors.New("engine: quantize: plan is for another file")
 	}
@@ -323,6 +353,9 @@ func (p *Plan) Write(w io.Writer, f *gguf.File, threads int) error {
 			continue
 		}
 		g.AddTensorFunc(q.Name, q.To, q.Dims, func() ([]byte, error) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			return convertTensor(t, q.To, threads)
 		})
 	}
@@ -389,6 +422,13 @@ type Result struct {
 // the same directory, synced and renamed over outPath, so outPath is
 // either left as it was or complete. outPath must not be inPath.
 func File(inPath, outPath string, opts Options) (*Result, error) {
+	return FileContext(context.Background(), inPath, outPath, opts)
+}
+
+// FileContext is File, stopped when ctx is done: before each tensor is
+// converted, it checks ctx and, if it is done, removes the temporary file
+// and returns ctx's error, leaving outPath as it was.
+func FileContext(ctx context.Context, inPath, outPath string, opts Options) (*Result, error) {
 	if same, err := samePath(inPath, outPath); err != nil {
 		return nil, err
 	} else if same {
@@ -414,7 +454,7 @@ func File(inPath, outPath string, opts Options) (*Result, error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := plan.Write(tmp, f, opts.Threads); err != nil {
+	if err := plan.write(ctx, tmp, f, opts.Threads); err != nil {
 		return nil, err
 	}
 	if err := tmp.Chmod(0o644); err != nil {

@@ -28,6 +28,43 @@ type Spec struct {
 	Ctx     int        // context length written to the file
 	Type    quant.Type // type of every 2-D weight; norms and biases stay F32
 	Seed    uint64     // the same seed gives the same file
+	// Tied leaves out output.weight: the output projection is token_embd,
+	// as in Llama 3.2 1B and Qwen2 0.5B.
+	Tied bool
+}
+
+// Presets are named shapes of real models (with Type and Seed left for
+// the caller): "125m" (llama, GPT-2 small's size), "0.5b" (Qwen2 0.5B:
+// rows of 896, not a multiple of 256, and 2 KV heads) and "1b" (Llama 3.2
+// 1B: dim 2048, 16 layers, GQA 32/8, ffn 8192, 128256-token vocabulary,
+// tied embeddings; 1.24 billion parameters).
+var Presets = map[string]Spec{
+	"125m": {Arch: "llama", Dim: 768, Layers: 12, Heads: 12, KVHeads: 12, FFN: 3072, Vocab: 32000, Ctx: 2048},
+	"0.5b": {Arch: "qwen2", Dim: 896, Layers: 24, Heads: 14, KVHeads: 2, FFN: 4864, Vocab: 151936, Ctx: 4096},
+	"1b":   {Arch: "llama", Dim: 2048, Layers: 16, Heads: 32, KVHeads: 8, FFN: 8192, Vocab: 128256, Ctx: 4096, Tied: true},
+}
+
+// PresetNames lists the presets' names, smallest first.
+func PresetNames() []string { return []string{"125m", "0.5b", "1b"} }
+
+// Params returns the number of weights (every tensor's elements) a model
+// of this shape has.
+func (sp Spec) Params() int64 {
+	kv := sp.KVHeads
+	if kv == 0 {
+		kv = sp.Heads
+	}
+	hd := int64(sp.Dim / max(sp.Heads, 1))
+	d, qd, kvd, ffn := int64(sp.Dim), int64(sp.Heads)*hd, int64(kv)*hd, int64(sp.FFN)
+	layer := 2*d + d*qd + 2*d*kvd + qd*d + 3*d*ffn
+	if sp.Arch == "qwen2" {
+		layer += qd + 2*kvd
+	}
+	n := int64(sp.Layers)*layer + int64(sp.Vocab)*d + d
+	if !sp.Tied {
+		n += int64(sp.Vocab) * d
+	}
+	return n
 }
 
 // MinVocab is the smallest vocabulary: <unk>, <s>, </s> and 256 bytes.
@@ -152,7 +189,9 @@ func Write(w io.Writer, sp Spec) error {
 		mat(p+"ffn_down.weight", sp.Dim, sp.FFN, 0.5/math.Sqrt(float64(sp.FFN)))
 	}
 	vec("output_norm.weight", sp.Dim, 0)
-	mat("output.weight", sp.Vocab, sp.Dim, 4/math.Sqrt(float64(sp.Dim)))
+	if !sp.Tied {
+		mat("output.weight", sp.Vocab, sp.Dim, 4/math.Sqrt(float64(sp.Dim)))
+	}
 	if _, err := g.WriteTo(w); err != nil {
 		return fmt.Errorf("engine: synth: %w", err)
 	}

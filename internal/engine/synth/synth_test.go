@@ -2,8 +2,10 @@ package synth
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
+	"github.com/tokenpulse/tokenpulse/internal/engine/gguf"
 	"github.com/tokenpulse/tokenpulse/internal/engine/quant"
 )
 
@@ -51,5 +53,62 @@ func TestSynthRejects(t *testing.T) {
 	}
 	if err := Write(&bytes.Buffer{}, good); err != nil {
 		t.Errorf("good spec: %v", err)
+	}
+}
+
+// TestPreset1B: the 1b preset is Llama 3.2 1B's shape, with its
+// parameter count, and a one-layer cut of it writes a file with GQA
+// shapes (K and V of 8 heads × 64), no output.weight (tied), and as many
+// weights as Params counts.
+func TestPreset1B(t *testing.T) {
+	sp, ok := Presets["1b"]
+	if !ok {
+		t.Fatal("no 1b preset")
+	}
+	want := Spec{Arch: "llama", Dim: 2048, Layers: 16, Heads: 32, KVHeads: 8, FFN: 8192, Vocab: 128256, Ctx: 4096, Tied: true}
+	if sp != want {
+		t.Errorf("1b preset %+v, want %+v", sp, want)
+	}
+	if n := sp.Params(); n != 1_235_814_400 {
+		t.Errorf("1b preset has %d parameters, want Llama 3.2 1B's 1235814400", n)
+	}
+	for _, name := range PresetNames() {
+		if _, ok := Presets[name]; !ok {
+			t.Errorf("PresetNames lists %q, which is not a preset", name)
+		}
+	}
+	if len(PresetNames()) != len(Presets) {
+		t.Errorf("PresetNames lists %d of %d presets", len(PresetNames()), len(Presets))
+	}
+	sp.Layers, sp.Vocab, sp.FFN, sp.Type = 1, 300, 256, quant.Q4_K // small enough to write in a test
+	var buf bytes.Buffer
+	if err := Write(&buf, sp); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Parse(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Tensor("output.weight"); ok {
+		t.Error("tied model has output.weight")
+	}
+	var params uint64
+	for _, ti := range f.Tensors {
+		params += ti.Elements()
+	}
+	if params != uint64(sp.Params()) {
+		t.Errorf("file holds %d parameters, Params says %d", params, sp.Params())
+	}
+	for name, dims := range map[string][]uint64{
+		"blk.0.attn_q.weight": {2048, 2048}, "blk.0.attn_k.weight": {2048, 512}, "blk.0.attn_v.weight": {2048, 512},
+		"blk.0.ffn_up.weight": {2048, 256}, "blk.0.ffn_down.weight": {256, 2048}, "token_embd.weight": {2048, 300},
+	} {
+		ti, ok := f.Tensor(name)
+		if !ok || !slices.Equal(ti.Dims, dims) || ti.Type != quant.Q4_K {
+			t.Errorf("%s: %v, want %v Q4_K", name, ti, dims)
+		}
+	}
+	if n, _ := f.Uint("llama.attention.head_count_kv"); n != 8 {
+		t.Errorf("head_count_kv %d, want 8", n)
 	}
 }

@@ -170,6 +170,11 @@ func (t *traceFlags) plan(fs *pflag.FlagSet, f *benchFlags, tokens *tokencount.C
 	if !f.quiet {
 		fmt.Fprintf(stderr, "tokenpulse: replaying %d requests of %s (%s) at speed ×%g, prompts written in %s\n", rp.Len(), t.file, rp.Format(), t.speed, vocab)
 	}
+	if len(f.judge.thresholds) == 0 && f.judge.tier == "" {
+		// The replay is one category of its own: no suite threshold
+		// names it, so "held" would mean only the error budget.
+		fmt.Fprintf(stderr, "tokenpulse: warning: a trace replay is judged only on its error budget: the suite's thresholds name its categories, not the trace's; give --threshold (e.g. 'ttft.p95 < 2s') or --tier to judge its latency\n")
+	}
 	return &suite.Suite{
 		Name:       "trace:" + filepath.Base(t.file) + "@" + sum[:12],
 		Categories: []suite.Category{{Name: trace.Category, Weight: 1, Prompts: head}},

@@ -264,3 +264,28 @@ func TestBenchTraceIdentityIsItsContent(t *testing.T) {
 		t.Errorf("a trace of other content has the same suite %q", third.Config.Suite)
 	}
 }
+
+// TestBenchTraceSaysWhatIsJudged: without --threshold or --tier a
+// replay is judged on its error budget alone, and bench says so rather
+// than let "held" stand for latency it never judged.
+func TestBenchTraceSaysWhatIsJudged(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: time.Millisecond, ITL: time.Millisecond, Tokens: 3, TokensPerEvent: 1})
+	path := writeTrace(t)
+	const warning = "judged only on its error budget"
+	for _, c := range []struct {
+		extra []string
+		warn  bool
+	}{
+		{nil, true},
+		{[]string{"--threshold", "ttft.p95 < 10s"}, false},
+	} {
+		args := append([]string{"bench", "--url", url, "--trace", path, "--warmup", "0", "--out", t.TempDir(), "--no-history"}, c.extra...)
+		text, code := cliRun(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d:\n%s", c.extra, code, text)
+		}
+		if strings.Contains(text, warning) != c.warn {
+			t.Errorf("%v: warning printed %v, want %v:\n%s", c.extra, !c.warn, c.warn, text)
+		}
+	}
+}

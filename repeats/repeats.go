@@ -224,10 +224,10 @@ func Load(path string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.StartedAt.IsZero() && len(s.Runs) > 0 {
-		// A set from before StartedAt and Device: its first run says them
-		// (a run that cannot be read leaves them unknown).
-		if run, err := runfile.Load(filepath.Join(filepath.Dir(file), s.Runs[0], "run.json")); err == nil {
+	// A set from before StartedAt and Device: its first run that can be
+	// read says them (none: they stay unknown).
+	for i := 0; s.StartedAt.IsZero() && i < len(s.Runs); i++ {
+		if run, err := runfile.Load(filepath.Join(filepath.Dir(file), s.Runs[i], "run.json")); err == nil {
 			s.StartedAt, s.Device = run.StartedAt, run.Device
 		}
 	}

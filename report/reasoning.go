@@ -1,10 +1,8 @@
 package report
 
 import (
-	"fmt"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/tokenpulse/tokenpulse/measure"
 	"github.com/tokenpulse/tokenpulse/runfile"
@@ -57,13 +55,7 @@ func (t *textWriter) reasoning(r *runfile.Run) {
 	if len(rows) == 0 {
 		return
 	}
-	t.printf("\nreasoning: thinking first, the answer after (warm requests, times in ms; tpot per token within the phase)\n")
-	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  %s\t\n", strings.Join(reasoningColumns, "\t"))
-	for _, row := range rows {
-		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
-	}
-	tw.Flush()
+	t.titledTable("reasoning: thinking first, the answer after (warm requests, times in ms; tpot per token within the phase)", reasoningColumns, rows)
 	t.printf("%s\n", thinkingNote(r))
 }
 

@@ -304,9 +304,14 @@ func (t *textWriter) turns(r *runfile.Run) {
 	if len(rows) == 0 {
 		return
 	}
-	t.printf("\nTTFT by turn of the conversation (warm requests, times in ms; prompt tokens: the server's count, mean)\n")
+	t.titledTable("TTFT by turn of the conversation (warm requests, times in ms; prompt tokens: the server's count, mean)", turnColumns, rows)
+}
+
+// titledTable writes a titled table of right-aligned columns, indented by two.
+func (t *textWriter) titledTable(title string, columns []string, rows [][]string) {
+	t.printf("\n%s\n", title)
 	tw := tabwriter.NewWriter(t.w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  %s\t\n", strings.Join(turnColumns, "\t"))
+	fmt.Fprintf(tw, "  %s\t\n", strings.Join(columns, "\t"))
 	for _, row := range rows {
 		fmt.Fprintf(tw, "  %s\t\n", strings.Join(row, "\t"))
 	}

@@ -21,6 +21,9 @@ type TraceConfig struct {
 	// the suite's name ("trace:NAME@HASH12") carries, so that the same
 	// trace by another path is the same workload.
 	SHA256 string `json:"sha256,omitempty"`
+	// Skipped counts the file's rows passed over: BurstGPT's failed
+	// requests (0 response tokens).
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // TraceMatch is how closely a replay kept its trace: its arrivals and

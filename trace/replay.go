@@ -58,6 +58,8 @@ type Replay struct {
 	// head are the slice's first entries, for the cold and warm-up
 	// requests.
 	head []Entry
+	// skipped counts the rows passed over (Skipped).
+	skipped int
 }
 
 // headEntries is how many of the slice's first entries Scan keeps.
@@ -94,8 +96,13 @@ func Scan(path string, f Format, opts Options, s Slice, p *Prompter) (*Replay, e
 	if rp.n == 0 {
 		return nil, fmt.Errorf("%s: no request in the window %v,%v", path, s.From, s.To)
 	}
+	rp.skipped = r.Skipped()
 	return rp, nil
 }
+
+// Skipped is how many rows of the whole file the reader passed over
+// (BurstGPT's failed requests; Reader.Skipped).
+func (rp *Replay) Skipped() int { return rp.skipped }
 
 // WithSpeed returns the replay of the same slice at another speed (> 0).
 func (rp *Replay) WithSpeed(speed float64) *Replay {

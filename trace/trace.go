@@ -109,7 +109,13 @@ type Reader struct {
 	firstTime time.Time
 	prev      time.Duration
 	n         int
+	skipped   int
 }
+
+// Skipped is how many rows Next has passed over: BurstGPT's failed
+// requests (0 response tokens), which its log keeps beside the served
+// ones.
+func (r *Reader) Skipped() int { return r.skipped }
 
 // Open opens the trace at path in format f (Auto: told from its first
 // line). Close the reader when done.
@@ -165,8 +171,15 @@ func (r *Reader) Close() error {
 // a [LineError] or one of reading.
 func (r *Reader) Next() (Entry, error) {
 	e, err := r.next()
+	for err == nil && r.Format == BurstGPT && e.Output == 0 && e.Input > 0 && e.At >= r.prev {
+		r.skipped++
+		e, err = r.next()
+	}
 	if err != nil {
 		if err == io.EOF && r.n == 0 {
+			if r.skipped > 0 {
+				return Entry{}, fmt.Errorf("%s: the trace holds no request (%d failed requests, 0 response tokens, skipped)", r.name, r.skipped)
+			}
 			return Entry{}, fmt.Errorf("%s: the trace holds no request", r.name)
 		}
 		return Entry{}, err

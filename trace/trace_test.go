@@ -2,6 +2,7 @@ package trace
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -98,7 +99,7 @@ func TestRefusals(t *testing.T) {
 		{"azure bad time", azHead + "yesterday,3,4\n", Options{}, "t.trace:2: TIMESTAMP \"yesterday\""},
 		{"azure unsorted", azHead + "2023-11-16 18:15:46.68,3,4\n2023-11-16 18:15:45.68,3,4\n", Options{}, "t.trace:3: timestamp 1s before"},
 		{"burstgpt negative", bgHead + "-1,ChatGPT,3,4\n", Options{}, "t.trace:2: negative timestamp"},
-		{"burstgpt zero response", bgHead + "1,ChatGPT,3,4\n2,ChatGPT,3,0\n", Options{}, "t.trace:3: output length 0"},
+		{"burstgpt only failures", bgHead + "1,ChatGPT,3,0\n2,ChatGPT,5,0\n", Options{}, "t.trace: the trace holds no request (2 failed requests, 0 response tokens, skipped)"},
 		{"burstgpt short row", bgHead + "1,ChatGPT,3,4\n2,ChatGPT,3\n", Options{}, "t.trace:3: missing Response tokens"},
 		{"burstgpt not a number", bgHead + "1,ChatGPT,three,4\n", Options{}, "t.trace:2: Request tokens \"three\""},
 		{"empty", "\n\n", Options{}, "t.trace: the trace holds no request"},
@@ -109,7 +110,7 @@ func TestRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
-		if strings.HasPrefix(c.want, "t.trace:") && strings.Contains(c.want, ": ") && c.name != "empty" && c.name != "unknown" {
+		if strings.HasPrefix(c.want, "t.trace:") && strings.Contains(c.want, ": ") && c.name != "empty" && c.name != "unknown" && c.name != "burstgpt only failures" {
 			var le *LineError
 			if !errors.As(err, &le) {
 				t.Errorf("%s: %T is no LineError", c.name, err)
@@ -126,5 +127,30 @@ func TestParseFormat(t *testing.T) {
 	}
 	if _, err := ParseFormat("sharegpt"); err == nil {
 		t.Error("sharegpt accepted")
+	}
+}
+
+// TestBurstGPTSkipsFailedRequests: BurstGPT logs a failed request with 0
+// response tokens; a replay passes over those rows (counted), where any
+// other format's 0 output is refused at its line.
+func TestBurstGPTSkipsFailedRequests(t *testing.T) {
+	const bgHead = "Timestamp,Model,Request tokens,Response tokens\n"
+	r, err := NewReader(strings.NewReader(bgHead+"1,ChatGPT,3,4\n2,ChatGPT,3,0\n3,GPT-4,7,0\n4,ChatGPT,5,6\n"), "t.trace", Auto, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, e.Line)
+	}
+	if fmt.Sprint(lines) != "[2 5]" || r.Skipped() != 2 {
+		t.Errorf("entries on lines %v, %d skipped; want lines [2 5], 2 skipped", lines, r.Skipped())
 	}
 }

@@ -165,7 +165,10 @@ func (t *traceFlags) plan(fs *pflag.FlagSet, f *benchFlags, tokens *tokencount.C
 	t.config = runfile.TraceConfig{
 		File: t.file, Format: string(rp.Format()), Speed: t.speed,
 		WindowFromMS: from.Milliseconds(), WindowToMS: to.Milliseconds(),
-		Entries: rp.Len(), Vocabulary: vocab, SHA256: sum,
+		Entries: rp.Len(), Vocabulary: vocab, SHA256: sum, Skipped: rp.Skipped(),
+	}
+	if n := rp.Skipped(); n > 0 {
+		fmt.Fprintf(stderr, "tokenpulse: %d of the trace's rows are failed requests (0 response tokens) and are not replayed\n", n)
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "tokenpulse: replaying %d requests of %s (%s) at speed ×%g, prompts written in %s\n", rp.Len(), t.file, rp.Format(), t.speed, vocab)

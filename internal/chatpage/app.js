@@ -318,6 +318,7 @@ async function ask(t0, trusted) {
   const rec = newRecord(id, t0, trusted);
   if (opts.render) rec.render = opts.render;
   rec.prompt = promptBox.value;
+  if (!driven) promptBox.value = ""; // a person's question moves into the conversation
   question.textContent = rec.prompt;
   turn.hidden = false;
   conversation.scrollTop = conversation.scrollHeight;
@@ -364,7 +365,10 @@ async function ask(t0, trusted) {
   // The status line says "done" once the answer's last tokens are on the
   // page: the frame and debounce strategies may still hold some.
   whenShown(rec, () => {
-    if (current === rec) statusLine.textContent = rec.error ? (rec.status >= 400 ? "error: HTTP " + rec.status : "error: " + rec.error) : "done";
+    if (current !== rec) return;
+    statusLine.textContent = rec.error ? (rec.status >= 400 ? "error: HTTP " + rec.status : "error: " + rec.error) : "done";
+    // An answer the server cut at the token limit says so.
+    if (!rec.error && rec.finish === "length") say("The answer was cut at the token limit (max_tokens).");
   });
   settle(rec);
 }

@@ -348,6 +348,9 @@ func TestPageSendsTheConversation(t *testing.T) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprintf(w, "data: {\"id\":\"c%d\",\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n", n)
 		fmt.Fprintf(w, "data: {\"id\":\"c%d\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"answer %d\"}}]}\n\n", n, n)
+		if n == 4 { // the last answer is cut at the token limit
+			fmt.Fprintf(w, "data: {\"id\":\"c%d\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n", n)
+		}
 		fmt.Fprint(w, "data: [DONE]\n\n")
 	})
 	ts := httptest.NewServer(mux)
@@ -375,9 +378,15 @@ func TestPageSendsTheConversation(t *testing.T) {
 		}
 	}
 	ask(`document.getElementById("prompt").value = "first?"`)
+	if box, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById("prompt").value`)); err != nil || box != "" {
+		t.Errorf("the prompt box holds %q after a person's send, want it empty (%v)", box, err)
+	}
 	ask(`document.getElementById("prompt").value = "second?"`)
 	ask(`tokenpulse.prepare({id: "driven", prompt: "measured"})`)
 	ask(`document.getElementById("prompt").value = "third?"`)
+	if note, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById("notice").hidden ? "" : document.getElementById("notice").textContent`)); err != nil || !strings.Contains(note, "cut at the token limit") {
+		t.Errorf("an answer cut at max_tokens shows %q, want a note saying so (%v)", note, err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	want := [][]message{

@@ -630,7 +630,10 @@ func timeline(t timelineFor, o Options) Chart {
 		c.Line(x0, y, x1, y, svg.A("stroke", colStall), svg.A("stroke-width", "3"))
 		if lb, ok := placeStallLabel(taken, "stall "+fmtMS(s.GapMs)+" ms", (x0+x1)/2, y, left, w-right, top, h-bottom); ok {
 			taken = append(taken, lb.box)
-			c.Text(lb.X, lb.Y, lb.Text, svg.A("fill", colStall), svg.A("font-weight", "600"), svg.A("text-anchor", lb.Anchor), svg.Class("stall-label"))
+			// A white halo keeps a label that a free line put over the
+			// staircase readable.
+			c.Text(lb.X, lb.Y, lb.Text, svg.A("fill", colStall), svg.A("font-weight", "600"), svg.A("text-anchor", lb.Anchor), svg.Class("stall-label"),
+				svg.A("stroke", "#fff"), svg.A("stroke-width", "3"), svg.A("stroke-linejoin", "round"), svg.A("paint-order", "stroke"))
 		}
 		c.End()
 	}

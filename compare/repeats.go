@@ -27,8 +27,8 @@ var higherIsBetter = map[string]bool{"requests_per_s": true, "output_tokens_per_
 // when lower, every other figure when higher.
 func Repeats(base, cur *repeats.Set, opts Options) Report {
 	r := Report{Options: opts, Method: "welch t-test on the runs' figures (bench --repeat)", Evidence: EvidenceRepeats}
-	r.Base = Side{Target: base.Target.URL, Model: base.Target.Model}
-	r.New = Side{Target: cur.Target.URL, Model: cur.Target.Model}
+	r.Base = Side{StartedAt: base.StartedAt, Target: base.Target.URL, Model: base.Target.Model, Device: base.Device.Key()}
+	r.New = Side{StartedAt: cur.StartedAt, Target: cur.Target.URL, Model: cur.Target.Model, Device: cur.Device.Key()}
 	for _, name := range repeats.Figures() {
 		bf, okb := base.Figure(name)
 		nf, okn := cur.Figure(name)

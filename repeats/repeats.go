@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"text/tabwriter"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -44,6 +45,11 @@ type Set struct {
 	Runs []string `json:"runs"`
 	// Figures are the per-figure summaries, in the order of [Figures].
 	Figures []Figure `json:"figures"`
+	// StartedAt is the earliest run's start and Device the first run's
+	// machine: what compare's header names. Sets written before these
+	// fields get them from their first run's file on Load.
+	StartedAt time.Time      `json:"started_at,omitzero"`
+	Device    runfile.Device `json:"device,omitzero"`
 }
 
 // Figure is one run-level figure over the K runs.
@@ -153,6 +159,12 @@ func Of(dirs []string, runs []*runfile.Run) *Set {
 	s := &Set{Runs: dirs}
 	if len(runs) > 0 {
 		s.Target, s.Suite = runs[0].Target, runs[0].Config.Suite
+		s.Device = runs[0].Device
+	}
+	for _, run := range runs {
+		if !run.StartedAt.IsZero() && (s.StartedAt.IsZero() || run.StartedAt.Before(s.StartedAt)) {
+			s.StartedAt = run.StartedAt
+		}
 	}
 	for _, f := range figures {
 		fig := Figure{Name: f.name, Unit: f.unit, Values: []float64{}}
@@ -208,8 +220,16 @@ func (s *Set) Write(path string) error { return runfile.WriteJSON(path, s) }
 // Load reads a repeats file, or the repeats file of a directory.
 func Load(path string) (*Set, error) {
 	var s Set
-	if _, err := runfile.ReadJSON(path, FileName, &s); err != nil {
+	file, err := runfile.ReadJSON(path, FileName, &s)
+	if err != nil {
 		return nil, err
+	}
+	// A set from before StartedAt and Device: its first run that can be
+	// read says them (none: they stay unknown).
+	for i := 0; s.StartedAt.IsZero() && i < len(s.Runs); i++ {
+		if run, err := runfile.Load(filepath.Join(filepath.Dir(file), s.Runs[i], "run.json")); err == nil {
+			s.StartedAt, s.Device = run.StartedAt, run.Device
+		}
 	}
 	return &s, nil
 }

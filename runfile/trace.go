@@ -17,6 +17,10 @@ type TraceConfig struct {
 	// Vocabulary names the tokenizer the prompts were written in, and
 	// says whether it was the bundled one or the target's.
 	Vocabulary string `json:"vocabulary"`
+	// SHA256 is the trace file's content hash (hex): its identity, which
+	// the suite's name ("trace:NAME@HASH12") carries, so that the same
+	// trace by another path is the same workload.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // TraceMatch is how closely a replay kept its trace: its arrivals and

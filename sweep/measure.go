@@ -90,8 +90,7 @@ func Measure(ctx context.Context, p Plan, sw *Sweep, cfg Config) (*Result, error
 	write := func() error {
 		sw.Knee = FindKnee(sw.Steps, p.Knee)
 		if p.Search != nil {
-			r := p.Search.Result()
-			sw.Search = &r
+			sw.Search = sw.searchResult(p)
 		}
 		sw.FinishedAt = now().UTC()
 		return sw.WriteDir(cfg.Dir)
@@ -163,11 +162,7 @@ func Measure(ctx context.Context, p Plan, sw *Sweep, cfg Config) (*Result, error
 				}
 			}
 		}
-		st := StepOf(load, name, run)
-		sw.Add(st)
-		if p.Search != nil {
-			p.Search.Record(load, st.Passed)
-		}
+		st := sw.record(p, StepOf(load, name, run))
 		if err := write(); err != nil {
 			return nil, err
 		}
@@ -184,6 +179,7 @@ func Measure(ctx context.Context, p Plan, sw *Sweep, cfg Config) (*Result, error
 		}
 	}
 	sw.Warnings = append(sw.Warnings, sw.ScheduleWarnings()...)
+	sw.Warnings = append(sw.Warnings, sw.KeepUpWarnings()...)
 	if err := write(); err != nil {
 		return nil, err
 	}

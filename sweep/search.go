@@ -96,6 +96,9 @@ type SearchResult struct {
 	FailedAt float64 `json:"failed_at,omitempty"`
 	// Converged is true when the two are within the resolution.
 	Converged bool `json:"converged"`
+	// AchievedPerS is the successful requests per second the step at the
+	// capacity achieved (0: unknown), said beside the asked rate.
+	AchievedPerS float64 `json:"achieved_per_s,omitempty"`
 }
 
 // String says what the search found.
@@ -106,9 +109,17 @@ func (r SearchResult) String() string {
 	case r.Capacity == 0:
 		return "no rate was measured"
 	case r.FailedAt == 0:
-		return fmt.Sprintf("at least %g requests/s: every rate up to it passed (no failing rate within %d steps)", r.Capacity, r.MaxSteps)
+		return fmt.Sprintf("at least %g requests/s%s: every rate up to it passed (no failing rate within %d steps)", r.Capacity, r.achieved(), r.MaxSteps)
 	case !r.Converged:
-		return fmt.Sprintf("between %g (passed) and %g requests/s (failed), not narrowed to %g%% within %d steps", r.Capacity, r.FailedAt, r.Resolution*100, r.MaxSteps)
+		return fmt.Sprintf("between %g%s (passed) and %g requests/s (failed), not narrowed to %g%% within %d steps", r.Capacity, r.achieved(), r.FailedAt, r.Resolution*100, r.MaxSteps)
 	}
-	return fmt.Sprintf("%g requests/s: the thresholds held there and failed at %g (within %g%%)", r.Capacity, r.FailedAt, r.Resolution*100)
+	return fmt.Sprintf("%g requests/s%s: the thresholds held there and failed at %g (within %g%%)", r.Capacity, r.achieved(), r.FailedAt, r.Resolution*100)
+}
+
+// achieved is the achieved rate at the capacity as the result says it.
+func (r SearchResult) achieved() string {
+	if r.AchievedPerS <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (achieved %.2f/s)", r.AchievedPerS)
 }

@@ -15,7 +15,9 @@
 //	sw.WriteText(os.Stdout)
 //
 // Every figure of a step is one the run's summary holds (package
-// measure's); this package derives none of its own. Values are plain data
+// measure's) but two: the rate an open loop's schedule asked and the rate
+// the target completed requests, which judge whether it kept up
+// ([KeepUpShare]). Values are plain data
 // and encode to JSON with the field names given.
 package sweep
 
@@ -117,6 +119,12 @@ type Step struct {
 	// threshold judged rather than the overall p95. Sweep files from
 	// before have none.
 	TTFT []Judged `json:"ttft,omitempty"`
+	// AskedPerS and CompletedPerS are, in an open loop, the rate the
+	// step's schedule asked and the rate the target completed requests,
+	// each over the spacing of its own instants ([KeepUpShare] judges
+	// them); 0 in a closed loop and in sweep files from before.
+	AskedPerS     float64 `json:"asked_per_s,omitempty"`
+	CompletedPerS float64 `json:"completed_per_s,omitempty"`
 }
 
 // Judged is one threshold's figure at a step: the value of its own
@@ -149,6 +157,7 @@ func StepOf(load float64, dir string, run *runfile.Run) Step {
 		s.Crossed = append(s.Crossed, "["+v.Scope+"] "+v.Rule)
 	}
 	s.TTFT = judgedTTFT(run)
+	s.AskedPerS, s.CompletedPerS = openLoopRates(run)
 	s.Passed = len(s.Crossed) == 0 && !measure.Count(run).AllFailed() && o.Requests > 0
 	return s
 }

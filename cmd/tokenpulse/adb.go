@@ -183,7 +183,7 @@ func runOnDevice(cmd *cobra.Command, f *benchFlags) error {
 			return usageErr(err)
 		}
 	}
-	plan, err := planBench(fs, f)
+	plan, err := planBench(fs, f, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -222,7 +222,7 @@ func deliverRun(ctx context.Context, cmd *cobra.Command, f *benchFlags, run *run
 
 	if run.Interrupted {
 		if !signalled {
-			return withCode(exitFailure, fmt.Errorf("%w; what was measured is in %s", runErr, runPath))
+			return withCode(exitFailure, fmt.Errorf("%w (what was measured is in %s)", runErr, runPath))
 		}
 		return withCode(130, errors.New("interrupted; what was measured is in "+runPath))
 	}

@@ -36,9 +36,10 @@ type benchPlan struct {
 	tokens  *tokencount.Counter
 }
 
-// planBench checks every flag of f and resolves them; every error is one
-// of use (exit 2). Close the plan when done.
-func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
+// planBench checks every flag of f and resolves them, saying on stderr
+// what a person should know before the run; every error is one of use
+// (exit 2). Close the plan when done.
+func planBench(fs *pflag.FlagSet, f *benchFlags, stderr io.Writer) (*benchPlan, error) {
 	if err := f.validate(); err != nil {
 		return nil, usageErr(err)
 	}
@@ -80,7 +81,7 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 	}()
 	var s *suite.Suite
 	if f.trace.on() {
-		s, err = f.trace.plan(fs, f, tokens, os.Stderr)
+		s, err = f.trace.plan(fs, f, tokens, stderr)
 	} else {
 		s, err = suite.Resolve(f.suite, suite.Validate(validateThreshold))
 	}
@@ -114,7 +115,7 @@ func planBench(fs *pflag.FlagSet, f *benchFlags) (*benchPlan, error) {
 // stop on: the first Ctrl-C or SIGTERM. Close the plan and stop the
 // signals when done.
 func beginBench(cmd *cobra.Command, f *benchFlags) (*benchPlan, context.Context, context.CancelFunc, error) {
-	plan, err := planBench(cmd.Flags(), f)
+	plan, err := planBench(cmd.Flags(), f, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, nil, nil, err
 	}

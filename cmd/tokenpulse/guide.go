@@ -37,15 +37,19 @@ func writeGuide(w io.Writer, run *runfile.Run, dir string, formats []string) err
 	if run.Target.Model == embedded.BundledName {
 		fmt.Fprintf(w, "\nnote: figures of a 260K-parameter toy model; give --model FILE or --url for a real one\n")
 	}
-	next := [][2]string{{"tokenpulse report " + dir + " --format html", "this run's HTML report (charts, timelines)"}}
+	next := [][2]string{{"tokenpulse report " + dir + " --format html -o " + dir, "writes this run's HTML report (charts, timelines) beside it"}}
 	if slices.Contains(formats, "html") {
 		next[0] = [2]string{"open " + filepath.Join(dir, "report.html"), "the charts and timelines of this run"}
 	}
 	next = append(next, [2]string{"tokenpulse bench --report html", "a run with its HTML report"},
 		[2]string{"tokenpulse bench --url http://HOST:PORT", "your own OpenAI-compatible server"})
+	width := 0
+	for _, n := range next {
+		width = max(width, len(n[0]))
+	}
 	_, err := fmt.Fprintf(w, "\nnext\n")
 	for _, n := range next {
-		if _, err = fmt.Fprintf(w, "  %-40s  %s\n", n[0], n[1]); err != nil {
+		if _, err = fmt.Fprintf(w, "  %-*s   %s\n", width, n[0], n[1]); err != nil {
 			break
 		}
 	}

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +60,61 @@ func TestGuideNamesTheToyModel(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("guide lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestGuideNextCommandsWork: the report command the guide suggests
+// writes the HTML report into the run's directory (not HTML onto the
+// terminal), and the suggestions' descriptions line up whatever the
+// directory's length.
+func TestGuideNextCommandsWork(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: time.Millisecond, ITL: time.Millisecond, Tokens: 4, TokensPerEvent: 1})
+	dir := filepath.Join(t.TempDir(), "a-rather-long-directory-name-for-the-runs", "20261203-101010")
+	if text, code := cliRun(t, "bench", "--url", url, "--suite", writeBenchSuite(t, "30s"), "-n", "2", "--warmup", "0", "--out", dir, "--no-history", "-q"); code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, text)
+	}
+	run, err := runfile.Load(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := writeGuide(&b, run, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	at := slices.Index(lines, "next")
+	if at < 0 || at+3 >= len(lines) {
+		t.Fatalf("no next commands:\n%s", b.String())
+	}
+	next := lines[at+1 : at+4]
+	col := -1
+	for _, l := range next {
+		// The description starts after the command's two-space gap.
+		cmd, _, ok := strings.Cut(strings.TrimPrefix(l, "  "), "   ")
+		if !ok {
+			t.Fatalf("line %q: no gap before its description", l)
+		}
+		c := len(cmd) + 2
+		for c < len(l) && l[c] == ' ' {
+			c++
+		}
+		if col >= 0 && c != col {
+			t.Errorf("descriptions start at columns %d and %d:\n%s", col, c, strings.Join(next, "\n"))
+		}
+		col = c
+	}
+	args := strings.Fields(strings.TrimSpace(next[0][:strings.Index(next[0], "   ")]))
+	if args[0] != "tokenpulse" || args[1] != "report" {
+		t.Fatalf("first suggestion %q is not a report command", next[0])
+	}
+	text, code := cliRun(t, args[1:]...)
+	if code != exitOK {
+		t.Fatalf("%v: exit %d:\n%s", args, code, text)
+	}
+	if strings.Contains(text, "<html") || strings.Contains(text, "<!DOCTYPE") {
+		t.Errorf("%v printed HTML to the terminal", args)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+		t.Errorf("%v wrote no report.html into the run's directory: %v", args, err)
 	}
 }

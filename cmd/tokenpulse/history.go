@@ -113,7 +113,7 @@ does not unless given.`,
 	fl.IntVar(&f.limit, "limit", 20, "show at most N runs, newest first (0: all)")
 	fl.BoolVar(&f.json, "json", false, "print the runs as JSON")
 	fl.StringVar(&f.report, "report", "", "write the trend page: html")
-	fl.StringVar(&f.out, "out", "tokenpulse-trend.html", "the trend page's file, with --report html")
+	fl.StringVarP(&f.out, "out", "o", "tokenpulse-trend.html", "the trend page's file, with --report html")
 	cmd.AddCommand(newHistoryImportCmd())
 	return cmd
 }

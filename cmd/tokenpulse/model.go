@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -399,5 +400,17 @@ func printQuantizeSummary(w io.Writer, in, out string, res *quantize.Result) err
 		out, humanize.IBytes(uint64(res.OutBytes)), res.OutBytes, 100*float64(res.OutBytes)/float64(max(res.InBytes, 1)))
 	name := fileTypeNames[p.FileType]
 	fmt.Fprintf(w, "general.file_type: %d (%s)\n", p.FileType, name)
+	if !slices.ContainsFunc(p.Tensors, func(t quantize.Tensor) bool { return t.To != t.From && t.To == t.Wanted }) {
+		// Every tensor kept its type: the file is its input relabelled.
+		wanted := "the asked type"
+		for _, t := range p.Tensors {
+			if t.Kept != "" && len(t.Dims) > 1 {
+				wanted = t.Wanted.String()
+				break
+			}
+		}
+		fmt.Fprintf(w, "warning: no tensor was stored as %s: the file holds its input's data under file type %s; "+
+			"give --type Q4_K_M or Q5_K_M (each tensor falls back to a block its rows fit, as llama.cpp does) or a type of 32-wide blocks (Q8_0, Q4_0)\n", wanted, name)
+	}
 	return nil
 }

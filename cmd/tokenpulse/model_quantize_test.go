@@ -118,3 +118,23 @@ func TestModelQuantizeUsage(t *testing.T) {
 		t.Errorf("missing input: exit %d\n%s", code, got)
 	}
 }
+
+// TestModelQuantizeSaysWhenNothingTookTheType: a file none of whose
+// tensors fit the asked type's block (rows of 64 against Q4_K's 256)
+// comes out as its input under the type's label; the summary says so and
+// names what would work.
+func TestModelQuantizeSaysWhenNothingTookTheType(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "narrow.gguf")
+	if out, code := cliRun(t, "model", "synth", "--dim", "64", "--layers", "1", "--heads", "4", "--ffn", "128", "--vocab", "300", "--ctx", "32", "--type", "F32", "-o", in); code != exitOK {
+		t.Fatalf("synth: exit %d\n%s", code, out)
+	}
+	out, code := cliRun(t, "model", "quantize", in, filepath.Join(dir, "q4k.gguf"), "--type", "Q4_K")
+	if code != exitOK || !strings.Contains(out, "warning: no tensor was stored as Q4_K") || !strings.Contains(out, "--type Q4_K_M") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	out, code = cliRun(t, "model", "quantize", in, filepath.Join(dir, "q8.gguf"), "--type", "Q8_0")
+	if code != exitOK || strings.Contains(out, "warning: no tensor") {
+		t.Errorf("Q8_0 (block 32 fits rows of 64): exit %d\n%s", code, out)
+	}
+}

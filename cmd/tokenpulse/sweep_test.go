@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -227,6 +228,35 @@ func TestRepeatAndCompare(t *testing.T) {
 	text, code := cliRun(t, "compare", a, b)
 	if code != exitRegression || !strings.Contains(text, "ttft.p95") {
 		t.Errorf("slower TTFT: exit %d, want 98\n%s", code, text)
+	}
+	repeatHeaderNamesRuns(t, text, a, s.Runs[0])
+	// A repeats file written before it named its start and device: they
+	// are read from its first run.
+	path := filepath.Join(a, repeats.FileName)
+	var old map[string]any
+	if b, err := os.ReadFile(path); err != nil || json.Unmarshal(b, &old) != nil {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	delete(old, "started_at")
+	delete(old, "device")
+	if b, err := json.Marshal(old); err != nil || os.WriteFile(path, b, 0o644) != nil {
+		t.Fatalf("rewriting %s: %v", path, err)
+	}
+	text, _ = cliRun(t, "compare", a, b)
+	repeatHeaderNamesRuns(t, text, a, s.Runs[0])
+}
+
+// repeatHeaderNamesRuns checks that compare's text names the base set's
+// first run's start time and device, not a zero time and "-".
+func repeatHeaderNamesRuns(t *testing.T, text, dir, first string) {
+	t.Helper()
+	run, err := runfile.Load(filepath.Join(dir, first, runFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := run.StartedAt.Format(time.RFC3339)
+	if strings.Contains(text, "0001-01-01") || !strings.Contains(text, start) || run.Device.Key() == "" || !strings.Contains(text, run.Device.Key()) {
+		t.Errorf("compare of repeats names neither the start %s nor the device %q:\n%s", start, run.Device.Key(), text)
 	}
 }
 

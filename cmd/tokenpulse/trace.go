@@ -1,9 +1,13 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -154,16 +158,25 @@ func (t *traceFlags) plan(fs *pflag.FlagSet, f *benchFlags, tokens *tokencount.C
 	if err != nil {
 		return nil, err
 	}
+	sum, err := fileSHA256(t.file)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
 	t.config = runfile.TraceConfig{
 		File: t.file, Format: string(rp.Format()), Speed: t.speed,
 		WindowFromMS: from.Milliseconds(), WindowToMS: to.Milliseconds(),
-		Entries: rp.Len(), Vocabulary: vocab,
+		Entries: rp.Len(), Vocabulary: vocab, SHA256: sum,
 	}
 	if !f.quiet {
 		fmt.Fprintf(stderr, "tokenpulse: replaying %d requests of %s (%s) at speed ×%g, prompts written in %s\n", rp.Len(), t.file, rp.Format(), t.speed, vocab)
 	}
+	if len(f.judge.thresholds) == 0 && f.judge.tier == "" {
+		// The replay is one category of its own: no suite threshold
+		// names it, so "held" would mean only the error budget.
+		fmt.Fprintf(stderr, "tokenpulse: warning: a trace replay is judged only on its error budget: the suite's thresholds name its categories, not the trace's; give --threshold (e.g. 'ttft.p95 < 2s') or --tier to judge its latency\n")
+	}
 	return &suite.Suite{
-		Name:       "trace:" + t.file,
+		Name:       "trace:" + filepath.Base(t.file) + "@" + sum[:12],
 		Categories: []suite.Category{{Name: trace.Category, Weight: 1, Prompts: head}},
 	}, nil
 }
@@ -198,4 +211,18 @@ func traceOptions(fs *pflag.FlagSet, f *benchFlags, o *api.RequestOptions) *api.
 	on := true
 	o.IgnoreEOS = &on
 	return o
+}
+
+// fileSHA256 is the hex SHA-256 of the file at path, read as a stream.
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -215,3 +215,77 @@ func TestBenchTraceEmbeddedPromptsExact(t *testing.T) {
 		t.Errorf("summary.trace %+v, want every answer at its length", m)
 	}
 }
+
+// TestBenchTraceIdentityIsItsContent: the same trace given by another
+// path (a copy in another directory, as a nightly job's checkout would
+// have it) is the same workload to --against last; a trace with other
+// content is not.
+func TestBenchTraceIdentityIsItsContent(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: time.Millisecond, ITL: time.Millisecond, Tokens: 3, TokensPerEvent: 1})
+	path := writeTrace(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "elsewhere", "trace.jsonl")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	history := filepath.Join(t.TempDir(), "h.db")
+	bench := func(p string, extra ...string) (*runfile.Run, string) {
+		out := t.TempDir()
+		args := append([]string{"bench", "--url", url, "--trace", p, "--warmup", "0", "--out", out, "--history", history, "--error-budget", "none", "--threshold", "ttft.p95 < 10s"}, extra...)
+		text, code := cliRun(t, args...)
+		if code != exitOK {
+			t.Fatalf("exit %d:\n%s", code, text)
+		}
+		run, err := runfile.Load(filepath.Join(out, "run.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return run, text
+	}
+	first, _ := bench(path)
+	second, text := bench(other, "--against", "last")
+	if second.Comparison == nil || second.Comparison.Skipped != "" || second.Comparison.BaseID == 0 {
+		t.Errorf("the same trace by another path was not compared: %+v\n%s", second.Comparison, text)
+	}
+	if first.Config.Suite != second.Config.Suite || first.Config.Trace.SHA256 == "" {
+		t.Errorf("suites %q and %q, sha256 %q: want one name, from the content", first.Config.Suite, second.Config.Suite, first.Config.Trace.SHA256)
+	}
+	if err := os.WriteFile(other, append(data, []byte(`{"timestamp": 900, "input_length": 9, "output_length": 3, "hash_ids": [7]}`+"\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, _ := bench(other)
+	if third.Config.Suite == first.Config.Suite {
+		t.Errorf("a trace of other content has the same suite %q", third.Config.Suite)
+	}
+}
+
+// TestBenchTraceSaysWhatIsJudged: without --threshold or --tier a
+// replay is judged on its error budget alone, and bench says so rather
+// than let "held" stand for latency it never judged.
+func TestBenchTraceSaysWhatIsJudged(t *testing.T) {
+	url := startMock(t, mock.Profile{TTFT: time.Millisecond, ITL: time.Millisecond, Tokens: 3, TokensPerEvent: 1})
+	path := writeTrace(t)
+	const warning = "judged only on its error budget"
+	for _, c := range []struct {
+		extra []string
+		warn  bool
+	}{
+		{nil, true},
+		{[]string{"--threshold", "ttft.p95 < 10s"}, false},
+	} {
+		args := append([]string{"bench", "--url", url, "--trace", path, "--warmup", "0", "--out", t.TempDir(), "--no-history"}, c.extra...)
+		text, code := cliRun(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d:\n%s", c.extra, code, text)
+		}
+		if strings.Contains(text, warning) != c.warn {
+			t.Errorf("%v: warning printed %v, want %v:\n%s", c.extra, !c.warn, c.warn, text)
+		}
+	}
+}

@@ -515,7 +515,7 @@ func anyAbove(gaps []float64, limit, lo, hi float64) bool {
 // o.MaxTimelines), its token-arrival timeline as a staircase: time on x,
 // tokens received on y. Stalls are marked in red and labelled: gaps over
 // the crossed gap limit (or o.StallMS) or over o.StallFactor times the
-// request's median gap. When no threshold was crossed it draws the warm
+// request's pace per token the gap brought (measure.StallRule). When no threshold was crossed it draws the warm
 // request with the longest gap. Each SVG carries class "timeline" and
 // data-request-id; each stall is a <g class="stall"> with data-gap-ms.
 func Timelines(r *runfile.Run, o Options) []Chart {
@@ -568,7 +568,7 @@ func timeline(t timelineFor, o Options) Chart {
 	if t.Worst {
 		why = "no threshold was crossed; this is the warm request with the longest gap"
 	}
-	fittedText(c, chartPad, 48, why+"; "+rule.String(), w-2*chartPad, fontSize, svg.A("fill", colMuted))
+	fittedText(c, chartPad, 48, why+"; "+ruleText(rule), w-2*chartPad, fontSize, svg.A("fill", colMuted))
 	v := measure.Of(q, stats.DefaultDisplay) // the display plays no part here
 	key := fmt.Sprintf("TTFT %s ms · %s · E2E %s ms", fmtMS(v.TTFTMs), plural(v.Events, "event"), fmtMS(v.E2EMs))
 	if len(stalls) > 0 {
@@ -615,22 +615,26 @@ func timeline(t timelineFor, o Options) Chart {
 	}
 	p.H(xs.Map(stats.Millis(endNS)))
 	c.Path(p, svg.Class("staircase"), svg.A("fill", "none"), svg.A("stroke", colModel), svg.A("stroke-width", "1.5"))
-	c.Text(xs.Map(stats.Millis(endNS)), ys.Map(prev)-6, fmt.Sprintf("%s tokens", strconv.FormatFloat(math.Round(prev), 'f', -1, 64)), svg.A("fill", colText), svg.A("text-anchor", "end"))
+	total := fmt.Sprintf("%s tokens", strconv.FormatFloat(math.Round(prev), 'f', -1, 64))
+	c.Text(xs.Map(stats.Millis(endNS)), ys.Map(prev)-6, total, svg.A("fill", colText), svg.A("text-anchor", "end"))
+	// Boxes a stall's label must not cover: the total, then each label
+	// placed.
+	taken := []box{textBox(xs.Map(stats.Millis(endNS)), ys.Map(prev)-6, total, fontSize, "end")}
 	// Stalls over the line, so the red shows.
 	for _, s := range stalls {
 		x0, x1 := xs.Map(stats.Millis(s.FromNS)), xs.Map(stats.Millis(s.ToNS))
-		c.Group(svg.Class("stall"), svg.A("data-gap-ms", fmtMS(s.GapMS)), svg.A("data-after-token", strconv.Itoa(s.After)))
-		c.Title(fmt.Sprintf("stall of %s ms between tokens %d and %d", fmtMS(s.GapMS), s.After, s.After+1))
+		c.Group(svg.Class("stall"), svg.A("data-gap-ms", fmtMS(s.GapMs)), svg.A("data-after-token", strconv.Itoa(s.After)))
+		c.Title(fmt.Sprintf("stall of %s ms between tokens %d and %d", fmtMS(s.GapMs), s.After, s.After+1))
 		c.Rect(x0, top, x1-x0, h-bottom-top, svg.A("fill", colStall), svg.A("fill-opacity", "0.12"))
 		y := ys.Map(cum[s.After-1])
 		c.Line(x0, y, x1, y, svg.A("stroke", colStall), svg.A("stroke-width", "3"))
-		label := "stall " + fmtMS(s.GapMS) + " ms"
-		lx := (x0 + x1) / 2
-		anchor := "middle"
-		if lx+textWidth(label, fontSize)/2 > w-right {
-			lx, anchor = x1-2, "end"
+		if lb, ok := placeStallLabel(taken, "stall "+fmtMS(s.GapMs)+" ms", (x0+x1)/2, y, left, w-right, top, h-bottom); ok {
+			taken = append(taken, lb.box)
+			// A white halo keeps a label that a free line put over the
+			// staircase readable.
+			c.Text(lb.X, lb.Y, lb.Text, svg.A("fill", colStall), svg.A("font-weight", "600"), svg.A("text-anchor", lb.Anchor), svg.Class("stall-label"),
+				svg.A("stroke", "#fff"), svg.A("stroke-width", "3"), svg.A("stroke-linejoin", "round"), svg.A("paint-order", "stroke"))
 		}
-		c.Text(lx, y-8, label, svg.A("fill", colStall), svg.A("font-weight", "600"), svg.A("text-anchor", anchor))
 		c.End()
 	}
 
@@ -638,4 +642,54 @@ func timeline(t timelineFor, o Options) Chart {
 		c.Text(xs.Map(stats.Millis(endNS))-4, ys.Map(prev)+14, "error: "+orDash(q.ErrorKind), svg.A("fill", colStall), svg.A("text-anchor", "end"))
 	}
 	return Chart{Name: timelineName(q), Title: title, SVG: c.Bytes()}
+}
+
+// stallLabel is where a stall's label is drawn.
+type stallLabel struct {
+	Text, Anchor string
+	X, Y         float64
+	box          box
+}
+
+// placeStallLabel places label centred over x, just above the staircase
+// at y, within the plot [x0, x1]×[y0, y1], where it covers none of taken:
+// failing that one line higher and so on to the top, then below the
+// line; failing all of those it tries the bare figure ("60.8 ms" for
+// "stall 60.8 ms"). ok is false when no place is free: the stall keeps its
+// band and its hover title, unlabelled.
+func placeStallLabel(taken []box, label string, x, y, x0, x1, y0, y1 float64) (stallLabel, bool) {
+	const line = fontSize + 3
+	size := fontSize * boldWidth
+	texts := []string{label}
+	if short := strings.TrimPrefix(label, "stall "); short != label {
+		texts = append(texts, short)
+	}
+	for _, text := range texts {
+		tw := textWidth(text, size)
+		lx, anchor := x, "middle"
+		switch {
+		case lx+tw/2 > x1:
+			lx, anchor = x1, "end"
+		case lx-tw/2 < x0:
+			lx, anchor = x0, "start"
+		}
+		var ys []float64
+		for ly := y - 8; ly-0.93*size >= y0; ly -= line {
+			ys = append(ys, ly)
+		}
+		for ly := y + 8 + 0.93*size; ly+0.24*size <= y1; ly += line {
+			ys = append(ys, ly)
+		}
+	next:
+		for _, ly := range ys {
+			b := textBox(lx, ly, text, size, anchor)
+			for _, t := range taken {
+				if b.overlaps(t) {
+					continue next
+				}
+			}
+			return stallLabel{Text: text, Anchor: anchor, X: lx, Y: ly, box: b}, true
+		}
+	}
+	return stallLabel{}, false
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,42 +202,22 @@ func findRequest(r *runfile.Run, o runfile.Offender) *runfile.Request {
 	return nil
 }
 
-// stall is a gap that a timeline marks.
+// stall is a gap that a timeline marks: measure's stall with the times
+// of its two events.
 type stall struct {
-	After          int // index of the token that ends the gap
-	FromNS, ToNS   int64
-	GapMS          float64
-	OverLimit      bool // longer than the absolute limit
-	OverMedianRule bool // longer than factor × median
+	measure.Stall
+	FromNS, ToNS int64
 }
 
-// stallRule says when a gap counts as a stall for one request.
-type stallRule struct {
-	LimitMS  float64 // 0: no absolute limit
-	Factor   float64 // 0: no median rule
-	MedianMS float64
-}
-
-// threshold returns the smallest gap (ms) that counts as a stall, +Inf when
-// no rule applies.
-func (s stallRule) threshold() float64 {
-	t := math.Inf(1)
-	if s.LimitMS > 0 {
-		t = s.LimitMS
-	}
-	if s.Factor > 0 && s.MedianMS > 0 {
-		t = math.Min(t, s.Factor*s.MedianMS)
-	}
-	return t
-}
-
-func (s stallRule) String() string {
+// ruleText says in words when a gap counts as a stall under s, or "no
+// stall rule".
+func ruleText(s measure.StallRule) string {
 	var parts []string
 	if s.LimitMS > 0 {
 		parts = append(parts, "over "+fmtLimit(s.LimitMS, "ms"))
 	}
-	if s.Factor > 0 && s.MedianMS > 0 {
-		parts = append(parts, fmt.Sprintf("over %s× the median gap (%s ms)", strconv.FormatFloat(s.Factor, 'g', -1, 64), fmtMS(s.MedianMS)))
+	if s.Relative() {
+		parts = append(parts, fmt.Sprintf("over %s× the pace (%s ms) per token it brought", strconv.FormatFloat(s.Factor, 'g', -1, 64), fmtMS(s.PaceMs)))
 	}
 	if len(parts) == 0 {
 		return "no stall rule"
@@ -246,25 +225,17 @@ func (s stallRule) String() string {
 	return "a stall is a gap " + strings.Join(parts, " or ")
 }
 
-// findStalls returns the rule for q and the gaps of q it marks as stalls.
-func findStalls(q *runfile.Request, limitMS float64, o Options) (stallRule, []stall) {
+// findStalls returns the rule for q and the gaps of q it marks as stalls
+// (measure.View.Stalls).
+func findStalls(q *runfile.Request, limitMS float64, o Options) (measure.StallRule, []stall) {
 	if o.StallMS > 0 {
 		limitMS = o.StallMS
 	}
 	v := measure.Of(q, stats.DefaultDisplay) // the display plays no part in gaps
-	gms := v.GapsMs
-	median, _ := v.GapStat("p50")
-	rule := stallRule{LimitMS: limitMS, Factor: o.stallFactor(), MedianMS: median}
-	th := rule.threshold()
+	rule := v.StallRule(limitMS, o.stallFactor())
 	var out []stall
-	for i, g := range gms {
-		if g > th {
-			out = append(out, stall{
-				After: i + 1, FromNS: q.TokenTimesNS[i], ToNS: q.TokenTimesNS[i+1], GapMS: g,
-				OverLimit:      rule.LimitMS > 0 && g > rule.LimitMS,
-				OverMedianRule: rule.Factor > 0 && g > rule.Factor*rule.MedianMS,
-			})
-		}
+	for _, s := range v.Stalls(rule) {
+		out = append(out, stall{Stall: s, FromNS: q.TokenTimesNS[s.After-1], ToNS: q.TokenTimesNS[s.After]})
 	}
 	return rule, out
 }

@@ -5,8 +5,9 @@ type Options struct {
 	// Color turns on ANSI colours in Text.
 	Color bool
 	// StallFactor marks a gap in a timeline as a stall when it is more
-	// than StallFactor times that request's median gap (default 3; < 0
-	// turns this rule off).
+	// than StallFactor times that request's pace per token of the read
+	// that ends it (measure.StallRule; default 3; < 0 turns this rule
+	// off).
 	StallFactor float64
 	// StallMS marks a gap as a stall when it is longer than StallMS
 	// milliseconds. When 0, the limit of a crossed gap threshold that named

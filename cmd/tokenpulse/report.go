@@ -160,7 +160,7 @@ saves a screenshot of the HTML report (needs Chromium).`,
 	f.BoolVar(&color, "color", false, "colour the text summary (ANSI)")
 	f.BoolVar(&png, "png", false, "also save a screenshot of the HTML report as report.png (needs Chromium)")
 	f.Float64Var(&opts.StallMS, "stall-ms", 0, "mark gaps longer than this as stalls in the timelines (default: the crossed gap limit)")
-	f.Float64Var(&opts.StallFactor, "stall-factor", 0, "mark gaps longer than this many times the request's median gap as stalls (default 3; -1 off)")
+	f.Float64Var(&opts.StallFactor, "stall-factor", 0, "mark gaps longer than this many times the request's pace (median time per token) per token they brought as stalls (default 3; -1 off)")
 	f.IntVar(&opts.MaxTimelines, "max-timelines", 0, "draw at most this many offender timelines (default 12)")
 	f.StringVar(&history, "history", "", "history database for --against (default under the user's data directory)")
 	deliver.register(f)

@@ -111,7 +111,7 @@ func FromRun(id int64, reportURL string, run *runfile.Run) Run {
 			r.Limits[key] = v.Limit
 		}
 		if v.Failed() {
-			r.Crossed[key] = append(r.Crossed[key], v.Scope+" "+svg.Label(v.Limit)+" "+v.Unit)
+			r.Crossed[key] = append(r.Crossed[key], strings.TrimSpace(v.Scope+" "+svg.Label(v.Limit)+" "+v.Unit))
 		}
 	}
 	return r

@@ -44,6 +44,7 @@ type InvalidError struct {
 	Msg string
 }
 
+// Error names the file, the request and the field refused.
 func (e *InvalidError) Error() string {
 	s := "invalid run"
 	if e.Path != "" {

@@ -67,7 +67,9 @@ type Result struct {
 // LoadError is a step's load the workload cannot run (its schedule).
 type LoadError struct{ Err error }
 
+// Error is the load's refusal.
 func (e *LoadError) Error() string { return e.Err.Error() }
+// Unwrap returns the refusal, for errors.Is and errors.As.
 func (e *LoadError) Unwrap() error { return e.Err }
 
 // StepName is the directory of step i (0-based) at load.

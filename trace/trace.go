@@ -86,6 +86,7 @@ type LineError struct {
 	Msg  string
 }
 
+// Error is "FILE:LINE: what is wrong".
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
 // Options are the checks a Reader makes beyond the format's own.

@@ -31,6 +31,7 @@ func CheckAgainst(against string) error {
 // why).
 type NoBase struct{ Msg string }
 
+// Error is the message: why no base was found.
 func (e *NoBase) Error() string { return e.Msg }
 
 // Base is the recorded base of a comparison.

@@ -69,6 +69,7 @@ type LoadError struct{ Err error }
 
 // Error is the load's refusal.
 func (e *LoadError) Error() string { return e.Err.Error() }
+
 // Unwrap returns the refusal, for errors.Is and errors.As.
 func (e *LoadError) Unwrap() error { return e.Err }
 

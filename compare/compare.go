@@ -74,6 +74,7 @@ package compare
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -389,6 +390,14 @@ func runs(base, cur *runfile.Run, opts Options) Report {
 	if d := differences(base, cur); d != "" {
 		rep.Notes = append([]string{"the runs differ in " + d + ": the comparison may not mean what it seems"}, rep.Notes...)
 	}
+	bt, nt := measure.Thought(measure.Views(base, measure.Overall)), measure.Thought(measure.Views(cur, measure.Overall))
+	if bt != nt {
+		which := "base"
+		if nt {
+			which = "new"
+		}
+		rep.Notes = append(rep.Notes, "only the "+which+" run's requests thought: answer_ttft is not compared, and its ttft is the first thinking token")
+	}
 	for _, s := range both {
 		b, n := measure.Views(base, s), measure.Views(cur, s)
 		rep.Changes = append(rep.Changes, compareScope(s.String(), b, n, opts)...)
@@ -445,12 +454,24 @@ var timeMetrics = []metricSpec{
 	{measure.E2EP95, perRequest(measure.E2E), "per-request e2e"},
 }
 
+// answerMetrics are compared in a scope where both runs' requests thought
+// (measure.Thought): the first answer token, which a person waits for
+// when the app hides the thinking.
+var answerMetrics = []metricSpec{
+	{measure.AnswerTTFTP50, perRequest(measure.AnswerTTFT), "per-request answer ttft"},
+	{measure.AnswerTTFTP95, perRequest(measure.AnswerTTFT), "per-request answer ttft"},
+}
+
 // compareScope compares one scope, given the views of its requests in
 // each run.
 func compareScope(scope string, b, n []measure.View, opts Options) []Change {
 	bg, ng := measure.Aggregate(b), measure.Aggregate(n)
 	var out []Change
-	for _, m := range timeMetrics {
+	metrics := timeMetrics
+	if measure.Thought(b) && measure.Thought(n) {
+		metrics = append(slices.Clip(timeMetrics), answerMetrics...)
+	}
+	for _, m := range metrics {
 		c := Change{Scope: scope, Metric: m.Name, Unit: "ms", Base: m.Value(&bg), New: m.Value(&ng), P: 1,
 			Test: "mann-whitney, " + m.test}
 		bt, nt := m.sample(b), m.sample(n)

@@ -118,7 +118,7 @@ func runFigures(run *runfile.Run) map[string]map[string]float64 {
 		}
 		g := measure.Aggregate(views)
 		fs := map[string]float64{"errors.rate": 100 * g.ErrorRate()}
-		for _, m := range timeMetrics {
+		for _, m := range append(slices.Clip(timeMetrics), answerMetrics...) {
 			if v, ok := m.Of(&g); ok {
 				fs[m.Name] = v
 			}

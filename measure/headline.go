@@ -29,6 +29,11 @@ var (
 	// percentiles are of the intervals, its mean per request).
 	TPOTP95 = Figure{"tpot.p95", TokenInterval, "p95"}
 	E2EP95  = Figure{"e2e.p95", E2E, "p95"}
+	// AnswerTTFTP50 and AnswerTTFTP95 are the time to the first answer
+	// token of a reasoning model's requests: compared only where both
+	// runs thought (Thought), so not among the headlines.
+	AnswerTTFTP50 = Figure{"answer_ttft.p50", AnswerTTFT, "p50"}
+	AnswerTTFTP95 = Figure{"answer_ttft.p95", AnswerTTFT, "p95"}
 )
 
 // Headlines are the time figures a run leads with, in the order compare

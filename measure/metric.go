@@ -189,7 +189,7 @@ func Aggregate(views []View) runfile.Group {
 		g.TokensPerEvent = float64(g.OutputTokens) / float64(events)
 		g.Counting = string(counting)
 	}
-	thought := len(Sample(views, ReasoningTTFT)) > 0
+	thought := Thought(views)
 	for _, m := range summarised {
 		if phaseMetric(m) && !thought {
 			continue // the answer is the whole stream: ttft, tpot

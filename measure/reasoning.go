@@ -186,3 +186,8 @@ func PhaseFallback(m Metric) Metric {
 	}
 	return ""
 }
+
+// Thought reports whether any of views is a request that thought (a
+// reasoning model's, with a first thinking token): only then do a scope's
+// figures split into a thinking and an answer phase.
+func Thought(views []View) bool { return len(Sample(views, ReasoningTTFT)) > 0 }

@@ -54,6 +54,10 @@ func (s *Store) Import(ctx context.Context, src string) (ImportResult, error) {
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	// A run already held is looked up first: PostgreSQL takes an id from
+	// the sequence for an INSERT even when ON CONFLICT then skips it, so
+	// that a second import would leave the next run numbered past a gap.
+	exists := s.q("SELECT COUNT(*) FROM runs WHERE fingerprint = ?")
 	insert := s.q("INSERT INTO runs (" + copyColumns + ") VALUES (" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ") ON CONFLICT (fingerprint) DO NOTHING")
 	err = func() error {
 		tx, err := s.db.BeginTx(ctx, nil)
@@ -64,6 +68,14 @@ func (s *Store) Import(ctx context.Context, src string) (ImportResult, error) {
 		for rows.Next() {
 			if err := rows.Scan(ptrs...); err != nil {
 				return fmt.Errorf("read %s: %w", src, err)
+			}
+			var held int
+			if err := tx.QueryRowContext(ctx, exists, vals[0]).Scan(&held); err != nil {
+				return err
+			}
+			if held > 0 {
+				res.Skipped++
+				continue
 			}
 			r, err := tx.ExecContext(ctx, insert, vals...)
 			if err != nil {

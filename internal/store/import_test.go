@@ -44,6 +44,11 @@ func TestImportFromSQLite(t *testing.T) {
 	if err != nil || res != (ImportResult{Copied: 0, Skipped: 5}) {
 		t.Fatalf("second import: %+v, %v; want 0 copied, 5 skipped", res, err)
 	}
+	// A run recorded after the imports takes the next id: the skipped
+	// rows of the second import used none.
+	if id, err := dst.Add(ctx, mkRun(9*60, "http://b:8080/v1", "m", "host1", 20, true)); err != nil || id != int64(runs+1) {
+		t.Errorf("the run after two imports of %d runs is run %d (%v), want %d", runs, id, err, runs+1)
+	}
 	es, err := dst.List(ctx, Filter{Target: "http://a:8080"})
 	if err != nil || len(es) != runs {
 		t.Fatalf("after import: %d runs, %v; want %d", len(es), err, runs)

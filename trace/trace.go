@@ -134,9 +134,43 @@ func Open(path string, f Format, opts Options) (*Reader, error) {
 	return r, nil
 }
 
+// The bounds a trace is held to, whatever the target: a line (a JSONL
+// object or a CSV row) of at most MaxLineBytes, refused at its line
+// before it is held whole, and a request of at most MaxTokens tokens in
+// and out, so that a file with no --ctx to check it against cannot ask
+// for a prompt of billions of tokens.
+const (
+	MaxLineBytes = 1 << 20
+	MaxTokens    = 1 << 21
+)
+
+// lineBound passes src through, failing with a LineError once a line
+// runs past MaxLineBytes.
+type lineBound struct {
+	src  io.Reader
+	name string
+	line int // lines ended so far
+	run  int // bytes of the line in progress
+}
+
+func (l *lineBound) Read(p []byte) (int, error) {
+	n, err := l.src.Read(p)
+	for _, c := range p[:n] {
+		if c == '\n' {
+			l.line++
+			l.run = 0
+			continue
+		}
+		if l.run++; l.run > MaxLineBytes {
+			return 0, &LineError{File: l.name, Line: l.line + 1, Msg: fmt.Sprintf("a line of more than %d bytes", MaxLineBytes)}
+		}
+	}
+	return n, err
+}
+
 // NewReader reads a trace from src, named name in its errors.
 func NewReader(src io.Reader, name string, f Format, opts Options) (*Reader, error) {
-	br := bufio.NewReaderSize(src, 1<<16)
+	br := bufio.NewReaderSize(&lineBound{src: src, name: name}, 1<<16)
 	r := &Reader{name: name, opts: opts, first: math.NaN()}
 	if f == "" || f == Auto {
 		var err error
@@ -192,6 +226,8 @@ func (r *Reader) Next() (Entry, error) {
 		return Entry{}, r.errf(e.Line, "input length %d: want ≥ 1", e.Input)
 	case e.Output <= 0:
 		return Entry{}, r.errf(e.Line, "output length %d: want ≥ 1", e.Output)
+	case e.Input+e.Output > MaxTokens:
+		return Entry{}, r.errf(e.Line, "input %d + output %d tokens is past the most a request may ask (%d)", e.Input, e.Output, MaxTokens)
 	case r.opts.Ctx > 0 && e.Input+e.Output > r.opts.Ctx:
 		return Entry{}, r.errf(e.Line, "input %d + output %d tokens is past the context of %d (--ctx)", e.Input, e.Output, r.opts.Ctx)
 	}

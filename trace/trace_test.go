@@ -154,3 +154,23 @@ func TestBurstGPTSkipsFailedRequests(t *testing.T) {
 		t.Errorf("entries on lines %v, %d skipped; want lines [2 5], 2 skipped", lines, r.Skipped())
 	}
 }
+
+// TestHostileSizesRefused: a line longer than MaxLineBytes (a JSONL line
+// or a CSV row) is refused at its line before it is held whole, and so
+// is a request past MaxTokens even with no --ctx to check it against
+// (a remote target), rather than a prompt of billions of tokens written.
+func TestHostileSizesRefused(t *testing.T) {
+	long := strings.Repeat("1, ", MaxLineBytes/3+10)
+	cases := []struct{ name, src, want string }{
+		{"jsonl line", `{"timestamp": 0, "input_length": 5, "output_length": 5}` + "\n" +
+			`{"timestamp": 1, "input_length": 5, "output_length": 5, "hash_ids": [` + long + `1]}` + "\n", "t.trace:2: a line of more than"},
+		{"csv row", "Timestamp,Model,Request tokens,Response tokens\n1,ChatGPT,3,4\n2,\"" + long + "\",3,4\n", "t.trace:3: a line of more than"},
+		{"tokens", `{"timestamp": 0, "input_length": 2000000000, "output_length": 5}`, "t.trace:1: input 2000000000 + output 5 tokens is past the most a request may ask"},
+	}
+	for _, c := range cases {
+		_, _, err := read(t, c.src, Auto, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -129,22 +129,33 @@ func quantizeActX16(dst []byte, x []float32, c int32) {
 	}
 }
 
-// matMulQ4_0x16 is MatMulQ of the rearranged layout: the assembly where
-// there is one, else the Go twin.
-func matMulQ4_0x16(out []float32, ldo int, xq []byte, ldx, batch int, w []byte) {
-	nb := ldx / x16ActBytes
+// x16Func is the MatMulQ of a 16-row layout on nb blocks a row; the
+// caller has checked the lengths, nb > 0.
+type x16Func func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
+
+// matMulX16 is MatMulQ of a 16-row layout whose activation blocks are
+// actBytes and whose groups take groupBytes a block: the lengths checked
+// once, then the assembly where there is one (asm non-nil), else the Go
+// twin.
+func matMulX16(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, actBytes, groupBytes int, asm, twin x16Func) {
+	nb := ldx / actBytes
 	if batch <= 0 || nb == 0 {
 		return
 	}
-	groups := len(w) / (nb * q4x16Bytes)
+	groups := len(w) / (nb * groupBytes)
 	rows := groups * x16Rows
 	_ = out[(batch-1)*ldo+rows-1]
-	_ = xq[(batch-1)*ldx+nb*x16ActBytes-1]
-	if q4_0x16Asm != nil {
-		q4_0x16Asm(out, ldo, xq, ldx, batch, w[:groups*nb*q4x16Bytes], nb)
+	_ = xq[(batch-1)*ldx+nb*actBytes-1]
+	if asm != nil {
+		asm(out, ldo, xq, ldx, batch, w[:groups*nb*groupBytes], nb)
 		return
 	}
-	matMulQ4_0x16Go(out, ldo, xq, ldx, batch, w, nb)
+	twin(out, ldo, xq, ldx, batch, w, nb)
+}
+
+// matMulQ4_0x16 is MatMulQ of the rearranged layout (matMulX16).
+func matMulQ4_0x16(out []float32, ldo int, xq []byte, ldx, batch int, w []byte) {
+	matMulX16(out, ldo, xq, ldx, batch, w, x16ActBytes, q4x16Bytes, q4_0x16Asm, matMulQ4_0x16Go)
 }
 
 // matMulQ4_0x16Go is the pure-Go twin of the assembly: for each row and

@@ -10,10 +10,6 @@ import "golang.org/x/sys/cpu"
 // blocks at w, to their dot products.
 type x16Tile func(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
 
-// x16Func is the MatMulQ of a 16-row layout on nb blocks a row; the
-// caller has checked the lengths, nb > 0.
-type x16Func func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
-
 // x16Tiles makes the x16Func of a 16-row layout whose group of one block
 // is blockBytes from its tiles (sizes in tokens, largest first, the last
 // 1): as many of the largest tiles as the batch holds, then of the next,

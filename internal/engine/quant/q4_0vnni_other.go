@@ -2,9 +2,6 @@
 
 package quant
 
-// x16Func is the MatMulQ of a 16-row layout on nb blocks a row.
-type x16Func func(out []float32, ldo int, xq []byte, ldx, batch int, w []byte, nb int)
-
 // No assembly on the 16-row Q4_0, Q8_0 or Q4_K groups on this
 // architecture (or with -tags purego): Repacked returns nil for Q4_0 and
 // Q4_K and the row-by-row layout's kernel (also nil there) for Q8_0.

@@ -117,22 +117,10 @@ func q4kx16Words(o []byte, i int) (w [3]uint32) {
 	return w
 }
 
-// matMulQ4_Kx16 is MatMulQ of the rearranged layout: the assembly where
-// there is one, else the Go twin.
+// matMulQ4_Kx16 is MatMulQ of the rearranged layout (matMulX16, on
+// Q8_K activations).
 func matMulQ4_Kx16(out []float32, ldo int, xq []byte, ldx, batch int, w []byte) {
-	nb := ldx / q8_KBytes
-	if batch <= 0 || nb == 0 {
-		return
-	}
-	groups := len(w) / (nb * q4kx16Bytes)
-	rows := groups * x16Rows
-	_ = out[(batch-1)*ldo+rows-1]
-	_ = xq[(batch-1)*ldx+nb*q8_KBytes-1]
-	if q4_Kx16Asm != nil {
-		q4_Kx16Asm(out, ldo, xq, ldx, batch, w[:groups*nb*q4kx16Bytes], nb)
-		return
-	}
-	matMulQ4_Kx16Go(out, ldo, xq, ldx, batch, w, nb)
+	matMulX16(out, ldo, xq, ldx, batch, w, q8_KBytes, q4kx16Bytes, q4_Kx16Asm, matMulQ4_Kx16Go)
 }
 
 // q4kx16Sums returns the integer sums is and ms of row i of the

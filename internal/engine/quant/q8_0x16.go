@@ -95,22 +95,9 @@ func unpackQ8_0x16(row []byte, group []byte, i, nb int) {
 // and −128 × each block's sum of quants.
 func quantizeActQ8_0x16(dst []byte, x []float32) { quantizeActX16(dst, x, -128) }
 
-// matMulQ8_0x16 is MatMulQ of the rearranged layout: the assembly where
-// there is one, else the Go twin.
+// matMulQ8_0x16 is MatMulQ of the rearranged layout (matMulX16).
 func matMulQ8_0x16(out []float32, ldo int, xq []byte, ldx, batch int, w []byte) {
-	nb := ldx / x16ActBytes
-	if batch <= 0 || nb == 0 {
-		return
-	}
-	groups := len(w) / (nb * q8x16Bytes)
-	rows := groups * x16Rows
-	_ = out[(batch-1)*ldo+rows-1]
-	_ = xq[(batch-1)*ldx+nb*x16ActBytes-1]
-	if q8_0x16Asm != nil {
-		q8_0x16Asm(out, ldo, xq, ldx, batch, w[:groups*nb*q8x16Bytes], nb)
-		return
-	}
-	matMulQ8_0x16Go(out, ldo, xq, ldx, batch, w, nb)
+	matMulX16(out, ldo, xq, ldx, batch, w, x16ActBytes, q8x16Bytes, q8_0x16Asm, matMulQ8_0x16Go)
 }
 
 // matMulQ8_0x16Go is the pure-Go twin of the assembly: for each row and

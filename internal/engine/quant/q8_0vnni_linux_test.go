@@ -58,13 +58,13 @@ func TestQ8_0VNNIReadsInBounds(t *testing.T) {
 
 // TestX16ReadsInBounds runs the 16-row layouts' assembly on groups and
 // activations that end right before an inaccessible page, for tiles of
-// 8, 4 and 1 tokens: no load of the last group's scales or the last
+// 16, 8, 4 and 1 tokens: no load of the last group's scales or the last
 // token's activations may read past them.
 func TestX16ReadsInBounds(t *testing.T) {
 	forX16Asm(t, func(t *testing.T, l *x16Layout) {
 		r := rand.New(rand.NewPCG(87, 88))
 		for _, nb := range []int{1, 3, 24} {
-			for _, batch := range []int{1, 4, 8, 13} {
+			for _, batch := range []int{1, 4, 8, 13, 16, 21} {
 				const groups = 2
 				src := l.randRows(r, nb, 16*groups)
 				w := guarded(t, len(src))

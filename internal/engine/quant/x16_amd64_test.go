@@ -13,9 +13,11 @@ func x16AsmImpls(t Type) []x16Impl {
 	}
 	switch t {
 	case Q4_0:
+		add("amx", q4_0x16AMX)
 		add("avx512-vnni", q4_0x16VNNI)
 		add("avx2", q4_0x16AVX2)
 	case Q8_0:
+		add("amx", q8_0x16AMX)
 		add("avx512-vnni", q8_0x16VNNI)
 		add("avx2", q8_0x16AVX2)
 	case Q4_K:

@@ -1,0 +1,42 @@
+//go:build !purego
+
+package quant
+
+import "golang.org/x/sys/cpu"
+
+// hasAMX reports whether the AMX tiles may run: AVX-512 VNNI (they scale
+// and add as the VNNI tiles do), AMX-TILE and AMX-INT8, the OS saving the
+// tile state (XCR0 bits 17 and 18) and the process allowed to use it
+// (amxPermit, asked once here). GODEBUG=cpu.amxint8=off turns them off.
+var hasAMX = hasVNNI && cpu.X86.HasAMXTile && cpu.X86.HasAMXInt8 &&
+	xcr0()&(3<<17) == 3<<17 && amxPermit()
+
+// The AMX tiles of 16 and 8 tokens on Q8_0's and Q4_0's 16-row groups
+// (amx_amd64.s), with the VNNI ones for the tiles of 4 and 1 token;
+// nil without AMX.
+var (
+	q8_0x16AMX = x16Tiles(hasAMX, q8x16Bytes, []int{16, 8, 4, 1}, q8x16M16, q8x16M8, q8x16T4, q8x16T1)
+	q4_0x16AMX = x16Tiles(hasAMX, q4x16Bytes, []int{16, 8, 4, 1}, q4x16M16, q4x16M8, q4x16T4, q4x16T1)
+)
+
+// xcr0 returns the low half of XCR0, the state components the OS saves.
+func xcr0() uint32
+
+// xinuse returns the low half of XINUSE, the state components this
+// thread has in use (not in their initial state).
+func xinuse() uint32
+
+// q8x16M16, q8x16M8, q4x16M16 and q4x16M8 are the AMX tiles of 16 and 8
+// tokens on Q8_0's and Q4_0's groups (amx_amd64.s).
+//
+//go:noescape
+func q8x16M16(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q8x16M8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q4x16M16(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q4x16M8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)

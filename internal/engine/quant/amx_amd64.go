@@ -11,13 +11,10 @@ import "golang.org/x/sys/cpu"
 var hasAMX = hasVNNI && cpu.X86.HasAMXTile && cpu.X86.HasAMXInt8 &&
 	xcr0()&(3<<17) == 3<<17 && amxPermit()
 
-// The AMX tiles of 16 and 8 tokens on Q8_0's and Q4_0's 16-row groups
-// (amx_amd64.s), with the VNNI ones for the tiles of 4 and 1 token;
-// nil without AMX.
-var (
-	q8_0x16AMX = x16Tiles(hasAMX, q8x16Bytes, []int{16, 8, 4, 1}, q8x16M16, q8x16M8, q8x16T4, q8x16T1)
-	q4_0x16AMX = x16Tiles(hasAMX, q4x16Bytes, []int{16, 8, 4, 1}, q4x16M16, q4x16M8, q4x16T4, q4x16T1)
-)
+// q8_0x16AMX is the MatMulQ of Q8_0's 16-row groups with the AMX tiles
+// of 16 and 8 tokens (amx_amd64.s) and the VNNI ones of 4 and 1; nil
+// without AMX.
+var q8_0x16AMX = x16Tiles(hasAMX, q8x16Bytes, []int{16, 8, 4, 1}, q8x16M16, q8x16M8, q8x16T4, q8x16T1)
 
 // xcr0 returns the low half of XCR0, the state components the OS saves.
 func xcr0() uint32
@@ -26,17 +23,11 @@ func xcr0() uint32
 // thread has in use (not in their initial state).
 func xinuse() uint32
 
-// q8x16M16, q8x16M8, q4x16M16 and q4x16M8 are the AMX tiles of 16 and 8
-// tokens on Q8_0's and Q4_0's groups (amx_amd64.s).
+// q8x16M16 and q8x16M8 are the AMX tiles of 16 and 8 tokens on Q8_0's
+// groups (amx_amd64.s).
 //
 //go:noescape
 func q8x16M16(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
 
 //go:noescape
 func q8x16M8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
-
-//go:noescape
-func q4x16M16(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
-
-//go:noescape
-func q4x16M8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)

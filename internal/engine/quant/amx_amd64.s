@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// The AMX tiles of the Q8_0 and Q4_0 16-row groups (q8_0x16.go,
-// q4_0vnni.go), for 16 or 8 tokens. Per block of a group, one TDPBSUD
+// The AMX tiles of the Q8_0 16-row groups (q8_0x16.go), for 16 or 8
+// tokens. Per block of a group, one TDPBSUD
 // (signed bytes by unsigned bytes, into int32) multiplies tile 0, the
 // tokens' 32 activation quants (T rows of 32 bytes, ldx apart), by tile
 // 1, the block's weights as the layout keeps them (8 rows of 64 bytes:
@@ -15,10 +15,9 @@
 // (q8_0x16_amd64.s): the correction added (the integer block sum is then
 // exact), converted to float, multiplied by d_w·d_x and added by
 // VFMADD231PS into the token's accumulator (Z16-Z31), so the results are
-// those of the VNNI tiles bit for bit. Q4_0's nibbles are first split
-// into 8 rows of unsigned bytes on the stack (the low nibbles, elements
-// 0..15, then the high, 16..31), which the same instruction takes as its
-// second operand against the same 32 activation bytes.
+// those of the VNNI tiles bit for bit. (Q4_0's groups would need their
+// nibbles split into bytes in memory for the instruction to load; done
+// per block, that made them slower than the VNNI tiles.)
 //
 // The tile configuration is loaded at the start of each call and the
 // tile state released (TILERELEASE) before it returns, so no tile state
@@ -36,7 +35,7 @@
 // 12 (block k at 40·k; R8 = ldx, R9 = 3·ldx), DI the group's quants, DX
 // its scales, R10 the outputs (R13 = 4·ldo, R14 = 12·ldo), BX the groups
 // left, CX the blocks left. Stack: the int32 tile at 0(SP), 64 bytes a
-// token; Q4_0's unpacked weights at 1024(SP).
+// token.
 
 // LDTILECFG (AX): load the tile configuration AX points at.
 #define LDTILECFG_AX BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0x00
@@ -44,10 +43,8 @@
 #define TILERELEASE BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0xC0
 // TILELOADD tmm0, (SI)(R8*1): the tokens' quants of block k, ldx apart.
 #define LOAD_ACT BYTE $0xC4; BYTE $0xA2; BYTE $0x7B; BYTE $0x4B; BYTE $0x04; BYTE $0x06
-// TILELOADD tmm1, (DI)(AX*1): Q8_0's 8 rows of weights, 64 bytes apart.
+// TILELOADD tmm1, (DI)(AX*1): the block's 8 rows of weights, 64 bytes apart.
 #define LOAD_W8 BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x0C; BYTE $0x07
-// TILELOADD tmm1, 1024(SP)(AX*1): Q4_0's 8 rows of unpacked weights.
-#define LOAD_W4 BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x8C; BYTE $0x04; BYTE $0x00; BYTE $0x04; BYTE $0x00; BYTE $0x00
 // TILEZERO tmm2.
 #define ZERO_C BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $0xD0
 // TDPBSUD tmm2, tmm0, tmm1: tmm2[t][i] += Σ_j int8(tmm0[t][4p+j]) · uint8(tmm1[p][4i+j]).
@@ -156,35 +153,6 @@
 	ADDQ $40, R12; \
 	ADDQ $40, R11
 
-// UNPACK4 splits Q4_0's block at DI into 8 rows of unsigned bytes at
-// 1024(SP): its 4 rows of pieces' low nibbles (elements 0..15), then the
-// high ones (16..31). Z9 holds 0x0f in every byte.
-#define UNPACK4 \
-	VMOVDQU32 0(DI), Z10; \
-	VMOVDQU32 64(DI), Z11; \
-	VMOVDQU32 128(DI), Z12; \
-	VMOVDQU32 192(DI), Z13; \
-	VPANDD    Z9, Z10, Z14; \
-	VMOVDQU32 Z14, 1024(SP); \
-	VPANDD    Z9, Z11, Z15; \
-	VMOVDQU32 Z15, 1088(SP); \
-	VPANDD    Z9, Z12, Z14; \
-	VMOVDQU32 Z14, 1152(SP); \
-	VPANDD    Z9, Z13, Z15; \
-	VMOVDQU32 Z15, 1216(SP); \
-	VPSRLW    $4, Z10, Z10; \
-	VPSRLW    $4, Z11, Z11; \
-	VPSRLW    $4, Z12, Z12; \
-	VPSRLW    $4, Z13, Z13; \
-	VPANDD    Z9, Z10, Z10; \
-	VMOVDQU32 Z10, 1280(SP); \
-	VPANDD    Z9, Z11, Z11; \
-	VMOVDQU32 Z11, 1344(SP); \
-	VPANDD    Z9, Z12, Z12; \
-	VMOVDQU32 Z12, 1408(SP); \
-	VPANDD    Z9, Z13, Z13; \
-	VMOVDQU32 Z13, 1472(SP)
-
 // The tile configurations (palette 1): tile 0 T rows of 32 bytes (the
 // activations), tile 1 8 rows of 64 (the weights), tile 2 T rows of 64
 // (the sums); bytes 16-47 are the tiles' row widths, 48-63 their rows.
@@ -274,82 +242,6 @@ q8x16M8block:
 	JMP  q8x16M8group
 
 q8x16M8end:
-	TILERELEASE
-	VZEROUPPER
-	RET
-
-// func q4x16M16(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
-TEXT ·q4x16M16(SB), 0, $1536-56
-	SETUP(amxCfg16<>)
-	MOVL         $0x0f0f0f0f, AX
-	VPBROADCASTD AX, Z9
-
-q4x16M16group:
-	TESTQ BX, BX
-	JZ    q4x16M16end
-	GROUP(8)
-	ZERO16
-
-q4x16M16block:
-	UNPACK4
-	LOAD_ACT
-	LOAD_W4
-	ZERO_C
-	DOT
-	STORE_C
-	VCVTPH2PS (DX), Z8
-	SCALE16
-	NEXT
-	ADDQ $256, DI
-	ADDQ $32, DX
-	DECQ CX
-	JNZ  q4x16M16block
-
-	STORE16
-	MOVQ DX, DI // the next group starts after this one's scales
-	ADDQ $64, R10
-	DECQ BX
-	JMP  q4x16M16group
-
-q4x16M16end:
-	TILERELEASE
-	VZEROUPPER
-	RET
-
-// func q4x16M8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
-TEXT ·q4x16M8(SB), 0, $1536-56
-	SETUP(amxCfg8<>)
-	MOVL         $0x0f0f0f0f, AX
-	VPBROADCASTD AX, Z9
-
-q4x16M8group:
-	TESTQ BX, BX
-	JZ    q4x16M8end
-	GROUP(8)
-	ZERO8
-
-q4x16M8block:
-	UNPACK4
-	LOAD_ACT
-	LOAD_W4
-	ZERO_C
-	DOT
-	STORE_C
-	VCVTPH2PS (DX), Z8
-	SCALE8
-	NEXT
-	ADDQ $256, DI
-	ADDQ $32, DX
-	DECQ CX
-	JNZ  q4x16M8block
-
-	STORE8
-	MOVQ DX, DI // the next group starts after this one's scales
-	ADDQ $64, R10
-	DECQ BX
-	JMP  q4x16M8group
-
-q4x16M8end:
 	TILERELEASE
 	VZEROUPPER
 	RET

@@ -21,11 +21,12 @@ var (
 
 // q4_0x16Asm and q8_0x16Asm are the assembly MatMulQ the 16-row layouts
 // use, x16Name its instruction set: AVX-512 VNNI where the CPU has it
-// (with AMX for the tiles of 16 and 8 tokens where it has that too),
+// (for Q8_0, with AMX for the tiles of 16 and 8 tokens where it has
+// that too),
 // else AVX2 (as GODEBUG=cpu.avx512f=off makes it on any CPU); Q4_K's
 // has no AVX2 kernel.
 var (
-	q4_0x16Asm = cmpOr(q4_0x16AMX, q4_0x16VNNI, q4_0x16AVX2)
+	q4_0x16Asm = cmpOr(q4_0x16VNNI, q4_0x16AVX2)
 	q8_0x16Asm = cmpOr(q8_0x16AMX, q8_0x16VNNI, q8_0x16AVX2)
 	q4_Kx16Asm = q4_Kx16VNNI
 	x16Name    = map[bool]string{true: "avx512-vnni", false: "avx2"}[hasVNNI]

@@ -13,7 +13,6 @@ func x16AsmImpls(t Type) []x16Impl {
 	}
 	switch t {
 	case Q4_0:
-		add("amx", q4_0x16AMX)
 		add("avx512-vnni", q4_0x16VNNI)
 		add("avx2", q4_0x16AVX2)
 	case Q8_0:

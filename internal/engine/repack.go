@@ -133,14 +133,13 @@ func (m *Model) Kernels() string { return m.w.kernelSummary() }
 
 // kernelSummary names the integer dot products the matrix products use:
 // "avx2", or "avx512-vnni on Q8_0 rearranged at load; avx2" when some
-// matrices were rearranged.
+// matrices were rearranged, a phrase for each type rearranged (Q4_K_M
+// files: Q6_K's and Q4_K's).
 func (w *weights) kernelSummary() string {
 	var names []string
-	seen := map[string]bool{}
 	for _, m := range append([]*matrix{&w.output}, w.allLayerMatrices()...) {
-		if m.repacked != "" && !seen[m.repacked] {
-			seen[m.repacked] = true
-			names = append(names, m.repacked+" on "+m.typ.String()+" rearranged at load")
+		if n := m.repacked + " on " + m.typ.String() + " rearranged at load"; m.repacked != "" && !slices.Contains(names, n) {
+			names = append(names, n)
 		}
 	}
 	names = append(names, quant.Accel())

@@ -256,3 +256,20 @@ func TestClipSpans(t *testing.T) {
 		t.Errorf("a chunk between spans got %v", got)
 	}
 }
+
+// TestKernelSummaryTypes: a model with two rearranged types (a Q4_K_M
+// file's Q6_K output and Q4_K layers) names each, once.
+func TestKernelSummaryTypes(t *testing.T) {
+	w := &weights{layers: make([]layer, 2)}
+	w.output = matrix{typ: quant.Q6_K, repacked: "avx512-vnni"}
+	for i := range w.layers {
+		for _, m := range []*matrix{&w.layers[i].wq, &w.layers[i].wGate} {
+			*m = matrix{typ: quant.Q4_K, repacked: "avx512-vnni"}
+		}
+		w.layers[i].wDown = matrix{typ: quant.Q6_K, repacked: "avx512-vnni"}
+	}
+	want := "avx512-vnni on Q6_K rearranged at load; avx512-vnni on Q4_K rearranged at load; " + quant.Accel()
+	if got := w.kernelSummary(); got != want {
+		t.Errorf("kernelSummary = %q, want %q", got, want)
+	}
+}

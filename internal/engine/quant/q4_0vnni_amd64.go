@@ -22,10 +22,9 @@ var (
 
 // q4_0x16Asm and q8_0x16Asm are the assembly MatMulQ the 16-row layouts
 // use, x16Name its instruction set: AVX-512 VNNI where the CPU has it
-// (for Q8_0, with AMX for the tiles of 16 and 8 tokens where it has
-// that too),
-// else AVX2 (as GODEBUG=cpu.avx512f=off makes it on any CPU); Q4_K's
-// and Q6_K's have no AVX2 kernel.
+// (for Q8_0, with AMX for the tiles of 16 and 8 tokens where it has that
+// too), else AVX2 (as GODEBUG=cpu.avx512f=off makes it on any CPU);
+// Q4_K's and Q6_K's have no AVX2 kernel.
 var (
 	q4_0x16Asm = cmpOr(q4_0x16VNNI, q4_0x16AVX2)
 	q8_0x16Asm = cmpOr(q8_0x16AMX, q8_0x16VNNI, q8_0x16AVX2)

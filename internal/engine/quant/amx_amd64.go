@@ -11,6 +11,10 @@ import "golang.org/x/sys/cpu"
 var hasAMX = hasVNNI && cpu.X86.HasAMXTile && cpu.X86.HasAMXInt8 &&
 	xcr0()&(3<<17) == 3<<17 && amxPermit()
 
+// q8x16Name is the name of Q8_0's 16-row layout's kernels: x16Name, and
+// "+amx" where the AMX tiles take the batches of 8 tokens and more.
+var q8x16Name = x16Name + map[bool]string{true: "+amx"}[hasAMX]
+
 // q8_0x16AMX is the MatMulQ of Q8_0's 16-row groups with the AMX tiles
 // of 16 and 8 tokens (amx_amd64.s) and the VNNI ones of 4 and 1; nil
 // without AMX.

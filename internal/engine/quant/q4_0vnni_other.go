@@ -9,4 +9,5 @@ package quant
 var (
 	q4_0x16Asm, q8_0x16Asm, q4_Kx16Asm, q6_Kx16Asm x16Func
 	x16Name                                        = ""
+	q8x16Name                                      = x16Name
 )

@@ -34,7 +34,7 @@ const Q8_0x16Act Type = 2<<16 | Q8_0
 const q8x16Bytes = x16Rows * q8_0Bytes
 
 var q8_0x16Repacker = Repacker{
-	Name: x16Name,
+	Name: q8x16Name,
 	Rows: x16Rows,
 	Kernel: &Kernel{
 		BlockSize: q8_0Block, BlockBytes: q8_0Bytes, RowGroup: x16Rows,

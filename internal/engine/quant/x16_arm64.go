@@ -21,6 +21,7 @@ var (
 	q4_Kx16Asm = q4_Kx16SDOT
 	q6_Kx16Asm x16Func
 	x16Name    = "neon+sdot"
+	q8x16Name  = x16Name
 )
 
 // q4x16S4 and q4x16S1 are the SDOT tiles of Q4_0's groups, q8x16S4 and

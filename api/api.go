@@ -81,8 +81,13 @@ type ChatRequest struct {
 	Stop                Stop           `json:"stop,omitempty"`
 	// IgnoreEOS (llama.cpp, vLLM; not OpenAI) asks the server to go on
 	// past the end-of-sequence token, up to max_tokens.
-	IgnoreEOS *bool  `json:"ignore_eos,omitempty"`
-	User      string `json:"user,omitempty"`
+	IgnoreEOS *bool `json:"ignore_eos,omitempty"`
+	// CachePrompt (llama.cpp; not OpenAI), when false, asks the server to
+	// run every prompt token rather than reuse the keys and values of a
+	// prefix its cache already holds. Absent means true, as in
+	// llama-server.
+	CachePrompt *bool  `json:"cache_prompt,omitempty"`
+	User        string `json:"user,omitempty"`
 }
 
 // CompletionRequest is the body of POST /v1/completions.
@@ -99,6 +104,7 @@ type CompletionRequest struct {
 	Seed          *int64         `json:"seed,omitempty"`
 	Stop          Stop           `json:"stop,omitempty"`
 	IgnoreEOS     *bool          `json:"ignore_eos,omitempty"`
+	CachePrompt   *bool          `json:"cache_prompt,omitempty"`
 }
 
 // RequestOptions are what a client asks of the server's sampling with
@@ -281,6 +287,16 @@ type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+	// PromptTokensDetails, in OpenAI's shape, says how many of the prompt
+	// tokens were served from the server's prompt cache.
+	PromptTokensDetails *PromptTokensDetails `json:"prompt_tokens_details,omitempty"`
+}
+
+// PromptTokensDetails is the breakdown of a usage's prompt tokens.
+type PromptTokensDetails struct {
+	// CachedTokens is how many of the prompt's first tokens were not run
+	// again: their keys and values were already in the server's cache.
+	CachedTokens int `json:"cached_tokens"`
 }
 
 // Extension is tokenpulse's per-event server timing, in the "tokenpulse"
@@ -309,6 +325,9 @@ type Timings struct {
 	DecodeNS     int64 `json:"decode_ns"`
 	PromptTokens int   `json:"prompt_tokens"`
 	OutputTokens int   `json:"output_tokens"`
+	// CachedTokens is how many of PromptTokens came from the prompt cache
+	// (PrefillNS covers only the others).
+	CachedTokens int `json:"cached_tokens,omitempty"`
 }
 
 // LlamaTimings is llama.cpp's llama-server account of a response: the

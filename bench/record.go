@@ -72,7 +72,8 @@ func serverTimings(t *stream.Trace) *runfile.ServerTimings {
 			QueueNS:      t.Timings.QueueNS,
 			PrefillNS:    t.Timings.PrefillNS,
 			DecodeNS:     t.Timings.DecodeNS,
-			PromptTokens: t.Timings.PromptTokens,
+			PromptTokens: max(t.Timings.PromptTokens-t.Timings.CachedTokens, 0),
+			CachedTokens: t.Timings.CachedTokens,
 			DecodeTokens: t.Timings.OutputTokens,
 			Source:       "tokenpulse",
 		}

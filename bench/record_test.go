@@ -61,6 +61,12 @@ func TestRecordServerTimings(t *testing.T) {
 	if got, want := tokenpulse.Server, (&runfile.ServerTimings{QueueNS: 1, PrefillNS: 2, DecodeNS: 3, PromptTokens: 4, DecodeTokens: 5, Source: "tokenpulse"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("tokenpulse timings: Server = %+v, want %+v", got, want)
 	}
+	// With a prompt cache, the prompt tokens processed are those not reused
+	// (as llama-server's prompt_n counts them).
+	cached := Record(&stream.Trace{Timings: &api.Timings{PrefillNS: 2, PromptTokens: 40, CachedTokens: 31, OutputTokens: 5}})
+	if s := cached.Server; s == nil || s.PromptTokens != 9 || s.CachedTokens != 31 {
+		t.Errorf("31 of 40 prompt tokens cached: Server = %+v, want 9 processed, 31 cached", s)
+	}
 
 	// llama-server's final chunk, as the client keeps it.
 	llama := &api.LlamaTimings{

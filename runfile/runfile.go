@@ -451,6 +451,10 @@ type ServerTimings struct {
 	DecodeNS  int64 `json:"decode_ns"`
 	// PromptTokens is the prompt tokens the prefill processed.
 	PromptTokens int `json:"prompt_tokens,omitempty"`
+	// CachedTokens is the prompt tokens the server reused from its prompt
+	// cache rather than processed (tokenpulse's timings.cached_tokens; 0
+	// from llama.cpp, whose prompt_n already leaves them out).
+	CachedTokens int `json:"cached_tokens,omitempty"`
 	// DecodeTokens is the output tokens of the decode phase, as the
 	// server counts them (see Source for what DecodeNS covers).
 	DecodeTokens int `json:"decode_tokens,omitempty"`

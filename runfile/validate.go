@@ -207,8 +207,8 @@ func (q *Request) Validate() error {
 				return err
 			}
 		}
-		if s.PromptTokens < 0 || s.DecodeTokens < 0 {
-			return fault("server", "negative token counts (%d prompt, %d decode)", s.PromptTokens, s.DecodeTokens)
+		if s.PromptTokens < 0 || s.DecodeTokens < 0 || s.CachedTokens < 0 {
+			return fault("server", "negative token counts (%d prompt, %d cached, %d decode)", s.PromptTokens, s.CachedTokens, s.DecodeTokens)
 		}
 	}
 	if p := q.Paint; p != nil {

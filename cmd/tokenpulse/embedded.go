@@ -25,6 +25,7 @@ type embeddedFlags struct {
 	kvType    kvTypeFlag
 	spinWait  time.Duration
 	repack    bool
+	cache     bool
 }
 
 func (e *embeddedFlags) register(fl *pflag.FlagSet) {
@@ -37,10 +38,14 @@ func (e *embeddedFlags) register(fl *pflag.FlagSet) {
 	fl.Var(&e.kvType, "kv-type", kvTypeUsage)
 	fl.DurationVar(&e.spinWait, "spin-wait", 0, spinWaitUsage)
 	fl.BoolVar(&e.repack, "repack", true, repackUsage)
+	fl.BoolVar(&e.cache, "prompt-cache", true, promptCacheUsage)
 }
 
 // repackUsage is the help of every --repack flag.
-const repackUsage = "rearrange Q8_0 weights at load for the AVX-512 VNNI kernel, on CPUs that have it (memory of their own, as much again as those weights; the load message names the kernel); --repack=false keeps the file's layout and the AVX2 kernel, for A/B runs"
+const repackUsage = "rearrange quantised weights at load into the interleaved layouts of the CPU's matrix kernels, where it has them (the load message names the kernels; counted in the memory check); --repack=false keeps the file's layout and its per-row kernels, for A/B runs"
+
+// promptCacheUsage is the help of every --prompt-cache flag.
+const promptCacheUsage = "reuse the keys and values of the longest prompt prefix a session already ran (a system prompt, earlier turns), as llama-server's cache_prompt does; a request's cache_prompt: false still runs its whole prompt, and usage.prompt_tokens_details.cached_tokens says what was reused; --prompt-cache=false runs every prompt token of every request"
 
 // kvTypeUsage and spinWaitUsage are the help of every --kv-type and
 // --spin-wait flag.
@@ -74,6 +79,7 @@ func (e embeddedFlags) engineModel() launch.Model {
 		Path: e.model, Ctx: e.ctx, Threads: e.threads, Batch: e.batch, Parallel: e.parallel,
 		MaxMemory: uint64(e.maxMemory), Warn: warnTo(os.Stderr),
 		KVType: engine.KVType(e.kvType), SpinWait: e.spinWait, NoRepack: !e.repack,
+		NoPromptCache: !e.cache,
 	}
 }
 

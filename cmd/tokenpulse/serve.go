@@ -37,6 +37,7 @@ type serveFlags struct {
 	spinWait                   time.Duration
 	pprof                      bool
 	repack                     bool
+	cache                      bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -89,6 +90,7 @@ SIGINT or SIGTERM shuts down gracefully: running streams get
 	fs.IntVar(&f.batch, "batch", 0, "prompt tokens computed together in prefill (0 = the engine's default)")
 	fs.Var(&f.kvType, "kv-type", kvTypeUsage)
 	fs.BoolVar(&f.repack, "repack", true, repackUsage)
+	fs.BoolVar(&f.cache, "prompt-cache", true, promptCacheUsage)
 	fs.DurationVar(&f.spinWait, "spin-wait", 0, spinWaitUsage)
 	fs.IntVar(&f.parallel, "parallel", 1, "requests generating at once (1 keeps the embedded engine's token gaps steady on a CPU; with --upstream the default is 64)")
 	fs.IntVar(&f.queue, "queue", 16, "requests that may wait for a slot; more get 429 (negative = none wait)")
@@ -202,7 +204,7 @@ func runServe(cmd *cobra.Command, f serveFlags) error {
 	} else {
 		b, err := launch.LoadEmbedded(ctx, launch.Model{Path: f.model, Ctx: f.ctx, Threads: f.threads, Batch: f.batch, Parallel: f.parallel,
 			MaxMemory: uint64(f.maxMemory), Warn: warnTo(cmd.ErrOrStderr()),
-			KVType: engine.KVType(f.kvType), SpinWait: f.spinWait, NoRepack: !f.repack})
+			KVType: engine.KVType(f.kvType), SpinWait: f.spinWait, NoRepack: !f.repack, NoPromptCache: !f.cache})
 		if err != nil {
 			return err
 		}

@@ -32,6 +32,12 @@ type Params struct {
 	// are masked), so generation runs to MaxTokens or the context's end:
 	// llama.cpp's and vLLM's ignore_eos, for fixed-length load tests.
 	IgnoreEOS bool
+	// ReusePrefix keeps the keys and values the session's cache already
+	// holds for the prompt's first tokens (the longest prefix it shares
+	// with what the previous call ran: a system prompt, the earlier turns
+	// of a conversation) and runs only the rest: llama-server's
+	// cache_prompt, on by default there. Off, every prompt token is run.
+	ReusePrefix bool
 }
 
 // RepeatWindow is how many recent tokens the repetition penalty looks at.

@@ -22,6 +22,11 @@ type Session struct {
 	nRecent int
 	now     func() time.Time
 	one     [1]int32
+	// cached are the tokens whose keys and values the KV cache holds, at
+	// positions 0..len(cached)-1: what the last Generate ran through the
+	// model (its prompt and every token it fed back), for the next one to
+	// reuse (Params.ReusePrefix).
+	cached []int32
 }
 
 // NewSession returns a session with its own KV cache. The first call after
@@ -53,6 +58,10 @@ type Result struct {
 	OutputTokens int
 	Prefill      time.Duration // prompt processing, up to the first token's logits
 	Decode       time.Duration // from the first token's logits to the end
+	// CachedTokens is how many of the prompt's first tokens were not run
+	// again: their keys and values were in the session's cache from the
+	// call before (Params.ReusePrefix). Prefill covers the rest.
+	CachedTokens int
 	// StopReason is "stop" (an end-of-generation token), "length"
 	// (MaxTokens reached), "cancelled" (ctx done) or "context" (the
 	// context is full).
@@ -67,7 +76,9 @@ type Result struct {
 // StopReason "cancelled", with ctx's error) or when emit returns an error
 // (returned as is).
 //
-// The session's cache is reused from position 0 on every call.
+// The session's cache is written from position 0 on every call, but for
+// the prompt's first tokens that it already holds when p.ReusePrefix is
+// set (Result.CachedTokens).
 func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit func(Token) error) (res Result, err error) {
 	m := s.m
 	// A fault on the mapped file (truncated underneath) is an error for
@@ -101,6 +112,13 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 
 	start := s.now()
 	pos := 0
+	if p.ReusePrefix {
+		// The last prompt token is run whatever the cache holds: its
+		// logits are the first token's.
+		pos = min(commonPrefix(s.cached, prompt), len(prompt)-1)
+	}
+	res.CachedTokens = pos
+	s.cached = s.cached[:pos]
 	for pos < len(prompt) {
 		if err := ctx.Err(); err != nil {
 			res.StopReason = "cancelled"
@@ -109,6 +127,7 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 		}
 		n := min(m.batch, len(prompt)-pos)
 		m.forward(s.st, prompt[pos:pos+n], pos)
+		s.cached = append(s.cached, prompt[pos:pos+n]...)
 		pos += n
 	}
 	var eog []int32
@@ -171,8 +190,26 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 		}
 		s.one[0] = tok
 		m.forward(s.st, s.one[:], pos)
+		s.cached = append(s.cached, tok)
 		pos++
 	}
+}
+
+// Cached returns how many of prompt's first tokens the session's cache
+// holds (the longest prefix prompt shares with what the last Generate
+// ran): what Generate with Params.ReusePrefix would not run again, but
+// for the last prompt token, which is always run.
+func (s *Session) Cached(prompt []int32) int { return commonPrefix(s.cached, prompt) }
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []int32) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 func (s *Session) remember(t int32) {
@@ -196,6 +233,7 @@ func (s *Session) Logits(tokens []int32) (_ [][]float32, err error) {
 	if len(tokens) == 0 || len(tokens) > m.ctx {
 		return nil, fmt.Errorf("engine: %d tokens for a context of %d: %w", len(tokens), m.ctx, ErrContextFull)
 	}
+	s.cached = s.cached[:0] // overwritten from position 0 below
 	out := make([][]float32, len(tokens))
 	for i, t := range tokens {
 		if t < 0 || int(t) >= m.cfg.Vocab {

@@ -128,6 +128,9 @@ type Model struct {
 	// NoRepack is engine.Options.NoRepack: weights stay in the file's
 	// layout.
 	NoRepack bool
+	// NoPromptCache is embedded.Options.NoPromptCache: every prompt token
+	// of every request is run.
+	NoPromptCache bool
 	// MaxMemory caps what the model, its Parallel KV caches and buffers
 	// may take, in bytes (0 = the memory the machine has available); see
 	// engine.Options.MaxMemory.
@@ -145,7 +148,7 @@ func LoadEmbedded(ctx context.Context, m Model) (*embedded.Backend, error) {
 			MaxMemory: m.MaxMemory, Sessions: max(m.Parallel, 1), Warn: m.Warn,
 			KVType: m.KVType, SpinWait: m.SpinWait, NoRepack: m.NoRepack,
 		},
-		Parallel: m.Parallel,
+		Parallel: m.Parallel, NoPromptCache: m.NoPromptCache,
 	})
 }
 

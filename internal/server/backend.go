@@ -86,6 +86,9 @@ type GenRequest struct {
 	// IgnoreEOS (the llama.cpp and vLLM extension ignore_eos) asks for
 	// generation past the end of sequence, up to MaxTokens.
 	IgnoreEOS bool
+	// NoPromptCache (the request's cache_prompt: false) asks for every
+	// prompt token to be run, none reused from the backend's cache.
+	NoPromptCache bool
 	// Received is when the server received the request.
 	Received time.Time
 	// Started is when the request left the queue and began to run.
@@ -113,6 +116,9 @@ type Piece struct {
 type GenResult struct {
 	PromptTokens int
 	OutputTokens int
+	// CachedTokens is how many of the prompt's first tokens the backend
+	// reused from its cache rather than ran (0 for a gateway).
+	CachedTokens int
 	Prefill      time.Duration
 	Decode       time.Duration
 	// FinishReason is "stop" or "length" (OpenAI's values).

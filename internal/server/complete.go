@@ -270,7 +270,11 @@ func (s *Server) usage(e *entry, res GenResult, err error) *api.Usage {
 	if err == nil && res.OutputTokens > n {
 		n = res.OutputTokens
 	}
-	return &api.Usage{PromptTokens: res.PromptTokens, CompletionTokens: n, TotalTokens: res.PromptTokens + n}
+	u := &api.Usage{PromptTokens: res.PromptTokens, CompletionTokens: n, TotalTokens: res.PromptTokens + n}
+	if res.CachedTokens > 0 {
+		u.PromptTokensDetails = &api.PromptTokensDetails{CachedTokens: res.CachedTokens}
+	}
+	return u
 }
 
 func (s *Server) timings(e *entry, res GenResult, received, started time.Time) *api.Timings {
@@ -280,6 +284,7 @@ func (s *Server) timings(e *entry, res GenResult, received, started time.Time) *
 		DecodeNS:     int64(res.Decode),
 		PromptTokens: res.PromptTokens,
 		OutputTokens: int(e.produced.Load()),
+		CachedTokens: res.CachedTokens,
 	}
 }
 
@@ -336,6 +341,7 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*pars
 		}
 		temp, topP, topK, minP, seed = req.Temperature, req.TopP, req.TopK, req.MinP, req.Seed
 		g.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
+		g.NoPromptCache = req.CachePrompt != nil && !*req.CachePrompt
 	} else {
 		var req api.CompletionRequest
 		if err := json.Unmarshal(body, &req); err != nil {
@@ -346,6 +352,7 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request, chat bool) (*pars
 		maxTokens = req.MaxTokens
 		temp, topP, topK, minP, seed = req.Temperature, req.TopP, req.TopK, req.MinP, req.Seed
 		g.IgnoreEOS = req.IgnoreEOS != nil && *req.IgnoreEOS
+		g.NoPromptCache = req.CachePrompt != nil && !*req.CachePrompt
 	}
 	if br := checkUnsupported(body); br != nil {
 		return nil, br

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "neon_arm64.h"
 
 // Integer dot products of quantised weights with quantised activations,
 // NEON (ARMv8.0 Advanced SIMD, on every arm64 CPU). For signed bytes a
@@ -12,8 +13,8 @@
 // int8); Q6_K's q-32 stays within int8.
 //
 // Go's assembler has no mnemonic for these integer widening, by-element
-// and float vector instructions, so the macros below encode them (A64
-// encodings; m, n, d are vector register numbers).
+// and float vector instructions, so the macros below and neon_arm64.h
+// encode them (A64 encodings; m, n, d are vector register numbers).
 
 // SMULL Vd.8H, Vn.8B, Vm.8B and SMULL2 Vd.8H, Vn.16B, Vm.16B.
 #define SMULL_LO(m, n, d) WORD $(0x0E20C000 | (m)<<16 | (n)<<5 | (d))
@@ -31,20 +32,10 @@
 #define SXTL_H_HI(n, d) WORD $(0x4F10A400 | (n)<<5 | (d))
 // MLA Vd.4S, Vn.4S, Vm.S[i] (int32).
 #define MLA_E(m, i, n, d) WORD $(0x6F800000 | ((i)&1)<<21 | ((i)>>1)<<11 | (m)<<16 | (n)<<5 | (d))
-// SCVTF Vd.4S, Vn.4S.
-#define SCVTF4(n, d) WORD $(0x4E21D800 | (n)<<5 | (d))
 // FMLA Vd.4S, Vn.4S, Vm.S[0].
 #define FMLA_E0(m, n, d) WORD $(0x4F801000 | (m)<<16 | (n)<<5 | (d))
-// FADD, FSUB and FADDP Vd.4S, Vn.4S, Vm.4S.
-#define FADD4(m, n, d) WORD $(0x4E20D400 | (m)<<16 | (n)<<5 | (d))
+// FSUB Vd.4S, Vn.4S, Vm.4S.
 #define FSUB4(m, n, d) WORD $(0x4EA0D400 | (m)<<16 | (n)<<5 | (d))
-#define FADDP4(m, n, d) WORD $(0x6E20D400 | (m)<<16 | (n)<<5 | (d))
-
-// MOVI Vd.2D, #0.
-#define ZERO(d) WORD $(0x6F00E400 | (d))
-// SDOT Vd.4S, Vn.16B, Vm.16B (ARMv8.2 dot product): each int32 lane of
-// Vd plus the four products of its bytes.
-#define SDOT(m, n, d) WORD $(0x4E809400 | (m)<<16 | (n)<<5 | (d))
 
 // Each kernel comes twice: with the ARMv8.0 widening multiplies (MUL
 // below) and, for CPUs with the dot-product extension, with SDOT. The

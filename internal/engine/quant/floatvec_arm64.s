@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "neon_arm64.h"
 
 // The float vector kernels (floatvec_arm64.go): NEON. Every n is a
 // positive multiple of 8. The dot products keep four eight-lane
@@ -10,15 +11,7 @@
 // FMLA is fused, as the twins' fma32 is.
 
 // A64 encodings of the vector instructions Go's assembler has no
-// mnemonic for (m, n, d are register numbers).
-// FADD and FADDP Vd.4S, Vn.4S, Vm.4S.
-#define FADD4(m, n, d) WORD $(0x4E20D400 | (m)<<16 | (n)<<5 | (d))
-#define FADDP4(m, n, d) WORD $(0x6E20D400 | (m)<<16 | (n)<<5 | (d))
-// FMUL Vd.4S, Vn.4S, Vm.S[0].
-#define FMUL_E0(m, n, d) WORD $(0x4F809000 | (m)<<16 | (n)<<5 | (d))
-// FCVTL Vd.4S, Vn.4H and FCVTL2 Vd.4S, Vn.8H: binary16 to float32.
-#define FCVTL_LO(n, d) WORD $(0x0E217800 | (n)<<5 | (d))
-#define FCVTL_HI(n, d) WORD $(0x4E217800 | (n)<<5 | (d))
+// mnemonic for (m, n, d are register numbers), beside neon_arm64.h's.
 // FCVTN Vd.4H, Vn.4S and FCVTN2 Vd.8H, Vn.4S: float32 to binary16,
 // rounded as FPCR says (to nearest, ties to even, as Go leaves it).
 #define FCVTN_LO(n, d) WORD $(0x0E216800 | (n)<<5 | (d))

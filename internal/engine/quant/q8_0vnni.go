@@ -56,13 +56,14 @@ type Repacker struct {
 
 // Repacked returns the repacker for a matrix of rows rows of type t when
 // this CPU has a kernel on rearranged rows faster than the one on the
-// file's layout, else nil. On amd64 (not with -tags purego), Q4_0, Q5_0
-// and Q8_0 matrices whose rows are a whole number of 16-row groups get
-// the 16-row layouts, whose matrix products serve tiles of tokens:
+// file's layout, else nil. On amd64 and arm64 (not with -tags purego),
+// Q4_0 and Q8_0 matrices whose rows are a whole number of 16-row groups
+// get the 16-row layouts, whose matrix products serve tiles of tokens:
 // AVX-512 VNNI kernels on CPUs with AVX-512 F, BW, VL and VNNI, AVX2 ones
-// on CPUs with AVX2, FMA and F16C. With AVX-512 VNNI, Q4_K matrices of whole
-// groups get the 16-row layout too, and other Q8_0 matrices the
-// row-by-row layout.
+// on CPUs with AVX2, FMA and F16C, NEON ones with SDOT on arm64 CPUs with
+// the dot-product extension; on amd64, so do Q5_0 matrices. With AVX-512
+// VNNI, Q4_K matrices of whole groups get the 16-row layout too, and
+// other Q8_0 matrices the row-by-row layout.
 func Repacked(t Type, rows int) *Repacker {
 	switch {
 	case t == Q8_0 && q8_0x16Asm != nil && rows%x16Rows == 0:

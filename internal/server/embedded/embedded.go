@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,6 +59,11 @@ type Options struct {
 	// RepeatPenalty is applied to every request (0 = off); the OpenAI API
 	// has no field for it.
 	RepeatPenalty float32
+	// NoPromptCache runs every prompt token of every request. By default
+	// a request (unless it sends cache_prompt: false) reuses the keys and
+	// values of the longest prefix it shares with what a session ran
+	// last, as llama-server does.
+	NoPromptCache bool
 }
 
 // Backend serves requests from an engine model. Build it with [Load] or
@@ -67,8 +73,12 @@ type Backend struct {
 	name    string
 	repeat  float32
 	owned   bool // Close closes the model
-	pool    chan *engine.Session
+	noCache bool // Options.NoPromptCache
+	// slots holds a token for each session lent out: at most maxMade at
+	// once.
+	slots   chan struct{}
 	mu      sync.Mutex
+	idle    []*engine.Session // the sessions not lent out
 	made    int
 	maxMade int
 	// broken holds the engine's error once the model file faulted
@@ -93,7 +103,7 @@ func Load(ctx context.Context, o Options) (*Backend, error) {
 		name = ModelName(o.Engine.ModelPath)
 	}
 	b := New(m, name, o.Parallel)
-	b.repeat, b.owned = o.RepeatPenalty, true
+	b.repeat, b.owned, b.noCache = o.RepeatPenalty, true, o.NoPromptCache
 	return b, nil
 }
 
@@ -109,7 +119,7 @@ func ModelName(path string) string {
 // (default 1). The caller keeps ownership of m.
 func New(m *engine.Model, name string, parallel int) *Backend {
 	parallel = max(parallel, 1)
-	return &Backend{m: m, name: name, pool: make(chan *engine.Session, parallel), maxMade: parallel}
+	return &Backend{m: m, name: name, slots: make(chan struct{}, parallel), maxMade: parallel}
 }
 
 // Close closes the model when the backend loaded it.
@@ -140,14 +150,17 @@ func (b *Backend) Warmup(ctx context.Context) (*api.Warmup, error) {
 	// rest too, so no request pays for a KV cache.
 	var got []*engine.Session
 	for range b.maxMade {
-		s, err := b.session(ctx)
+		s, err := b.session(ctx, nil)
 		if err != nil {
+			for _, s := range got {
+				b.release(s)
+			}
 			return nil, err
 		}
 		got = append(got, s)
 	}
 	for _, s := range got {
-		b.pool <- s
+		b.release(s)
 	}
 	return &api.Warmup{
 		LoadNS: int64(w.Load), PageInNS: int64(w.PageIn), KVInitNS: int64(w.KVInit),
@@ -155,26 +168,45 @@ func (b *Backend) Warmup(ctx context.Context) (*api.Warmup, error) {
 	}, nil
 }
 
-// session borrows a session, making one while fewer than Parallel exist.
-func (b *Backend) session(ctx context.Context) (*engine.Session, error) {
+// session borrows a session, waiting while Parallel are lent out: of the
+// idle ones, the one whose cache holds the longest prefix of prompt if
+// that is at least half of it; else a new one while fewer than Parallel
+// exist, else the one idle longest, so that a prompt sharing little (a
+// start-of-text token, a short system prompt) does not take another
+// conversation's cache (llama-server's slot similarity rule). Give it
+// back with release.
+func (b *Backend) session(ctx context.Context, prompt []int32) (*engine.Session, error) {
 	select {
-	case s := <-b.pool:
-		return s, nil
-	default:
-	}
-	b.mu.Lock()
-	if b.made < b.maxMade {
-		b.made++
-		b.mu.Unlock()
-		return b.m.NewSession(), nil
-	}
-	b.mu.Unlock()
-	select {
-	case s := <-b.pool:
-		return s, nil
+	case b.slots <- struct{}{}:
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	best, most := -1, 0
+	for i, s := range b.idle {
+		if n := s.Cached(prompt); n > most {
+			best, most = i, n
+		}
+	}
+	if 2*most < len(prompt) || best < 0 {
+		if b.made < b.maxMade {
+			b.made++
+			return b.m.NewSession(), nil
+		}
+		best = 0 // release appends: the first has been idle longest
+	}
+	s := b.idle[best]
+	b.idle = slices.Delete(b.idle, best, best+1)
+	return s, nil
+}
+
+// release gives back a session that session lent.
+func (b *Backend) release(s *engine.Session) {
+	b.mu.Lock()
+	b.idle = append(b.idle, s)
+	b.mu.Unlock()
+	<-b.slots
 }
 
 // errStopSequence ends generation at a stop sequence.
@@ -238,16 +270,16 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 	}
 	maxTokens := min(req.MaxTokens, b.m.Ctx()-len(prompt))
 
-	s, err := b.session(ctx)
+	s, err := b.session(ctx, prompt)
 	if err != nil {
 		return res, err
 	}
-	defer func() { b.pool <- s }()
+	defer b.release(s)
 
 	p := engine.Params{
 		MaxTokens: maxTokens, Temperature: float32(req.Temperature), TopP: float32(req.TopP),
 		TopK: req.TopK, MinP: float32(req.MinP), RepeatPenalty: b.repeat, Seed: uint64(req.Seed),
-		IgnoreEOS: req.IgnoreEOS,
+		IgnoreEOS: req.IgnoreEOS, ReusePrefix: !b.noCache && !req.NoPromptCache,
 	}
 	var text strings.Builder
 	stopped := false
@@ -268,7 +300,7 @@ func (b *Backend) Generate(ctx context.Context, req *server.GenRequest, emit fun
 		}
 		return emit(server.Piece{Text: piece, Tokens: 1, At: t.At})
 	})
-	res = server.GenResult{PromptTokens: out.PromptTokens, OutputTokens: out.OutputTokens, Prefill: out.Prefill, Decode: out.Decode}
+	res = server.GenResult{PromptTokens: out.PromptTokens, OutputTokens: out.OutputTokens, CachedTokens: out.CachedTokens, Prefill: out.Prefill, Decode: out.Decode}
 	switch {
 	case stopped && errors.Is(err, errStopSequence):
 		res.FinishReason = "stop"

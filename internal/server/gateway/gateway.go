@@ -209,6 +209,9 @@ func body(req *server.GenRequest) ([]byte, error) {
 	if req.IgnoreEOS {
 		m["ignore_eos"] = true
 	}
+	if req.NoPromptCache {
+		m["cache_prompt"] = false
+	}
 	return json.Marshal(m)
 }
 

@@ -418,3 +418,23 @@ func TestBodyCarriesIgnoreEOS(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyCarriesCachePrompt checks that a client's cache_prompt: false
+// reaches the upstream (llama-server reuses a cached prefix unless told
+// not to), and that nothing is sent otherwise.
+func TestBodyCarriesCachePrompt(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		b, err := body(&server.GenRequest{Chat: true, Messages: []api.Message{{Role: "user", Content: "hi"}}, MaxTokens: 8, NoPromptCache: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		got, present := m["cache_prompt"]
+		if present != off || (off && got != false) {
+			t.Errorf("NoPromptCache %v: body %s", off, b)
+		}
+	}
+}

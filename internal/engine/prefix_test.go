@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+// answer runs prompt through s and returns the tokens and the result.
+func answer(t *testing.T, s *Session, prompt []int32, p Params) ([]int32, Result) {
+	t.Helper()
+	var got []int32
+	res, err := s.Generate(context.Background(), prompt, p, func(tok Token) error {
+		got = append(got, tok.ID)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, res
+}
+
+// TestReusePrefix checks that a prompt sharing a prefix with what the
+// session ran last runs only the rest, and answers exactly as a fresh
+// session running all of it: the cache holds the prompt and the tokens
+// fed back, but not the last token sampled, which was never run.
+func TestReusePrefix(t *testing.T) {
+	m := bundledModel(t, Options{BatchSize: 4})
+	reuse := Params{MaxTokens: 6, ReusePrefix: true}
+	s := m.NewSession()
+	first, res := answer(t, s, onceUpon, reuse)
+	if res.CachedTokens != 0 {
+		t.Errorf("first call: %d cached tokens, want 0", res.CachedTokens)
+	}
+	// A conversation going on: the prompt, the whole answer, more text.
+	next := slices.Concat(onceUpon, first, []int32{261, 378, 403})
+	got, res := answer(t, s, next, reuse)
+	if want := len(onceUpon) + len(first) - 1; res.CachedTokens != want {
+		t.Errorf("second call: %d cached tokens, want %d (the prompt and the answer but its last token)", res.CachedTokens, want)
+	}
+	want, fresh := answer(t, m.NewSession(), next, Params{MaxTokens: 6})
+	if fresh.CachedTokens != 0 {
+		t.Errorf("without ReusePrefix: %d cached tokens", fresh.CachedTokens)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("with the prefix reused: %v; run whole: %v", got, want)
+	}
+
+	// The same prompt again: all but its last token are reused.
+	again, res := answer(t, s, next, reuse)
+	if res.CachedTokens != len(next)-1 || !slices.Equal(again, want) {
+		t.Errorf("the same prompt again: %d cached (want %d), answer %v (want %v)", res.CachedTokens, len(next)-1, again, want)
+	}
+
+	// A prompt that departs early reuses only what it shares.
+	other := slices.Concat(onceUpon[:3], []int32{500, 501})
+	got, res = answer(t, s, other, reuse)
+	want, _ = answer(t, m.NewSession(), other, Params{MaxTokens: 6})
+	if res.CachedTokens != 3 || !slices.Equal(got, want) {
+		t.Errorf("a prompt sharing 3 tokens: %d cached, answer %v (want 3, %v)", res.CachedTokens, got, want)
+	}
+
+	// Without ReusePrefix the cache is written again from position 0.
+	if _, res = answer(t, s, other, Params{MaxTokens: 6}); res.CachedTokens != 0 {
+		t.Errorf("ReusePrefix off: %d cached tokens", res.CachedTokens)
+	}
+}
+
+// TestReuseAfterCancel checks that a cancelled answer leaves the cache
+// claiming only what was run, so the next prompt is answered as a fresh
+// session answers it.
+func TestReuseAfterCancel(t *testing.T) {
+	m := bundledModel(t, Options{BatchSize: 4})
+	s := m.NewSession()
+	ctx, cancel := context.WithCancel(context.Background())
+	var cut []int32
+	_, err := s.Generate(ctx, onceUpon, Params{MaxTokens: 20, ReusePrefix: true}, func(tok Token) error {
+		cut = append(cut, tok.ID)
+		if len(cut) == 3 {
+			cancel()
+		}
+		return nil
+	})
+	if err == nil {
+		t.Fatal("no error from a cancelled answer")
+	}
+	next := slices.Concat(onceUpon, cut, []int32{261})
+	got, res := answer(t, s, next, Params{MaxTokens: 6, ReusePrefix: true})
+	want, _ := answer(t, m.NewSession(), next, Params{MaxTokens: 6})
+	if res.CachedTokens < len(onceUpon) || res.CachedTokens > len(next)-1 || !slices.Equal(got, want) {
+		t.Errorf("after a cancelled answer: %d cached of %d, answer %v (want %v)", res.CachedTokens, len(next), got, want)
+	}
+	if n := s.Cached(next); n != len(next) {
+		t.Errorf("Cached after the answer: %d, want the whole prompt (%d)", n, len(next))
+	}
+
+	// Logits writes the cache from position 0: nothing is claimed after.
+	if _, err := s.Logits(onceUpon[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Cached(next); n != 0 {
+		t.Errorf("Cached after Logits: %d, want 0", n)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -47,6 +48,15 @@ func logSoftmax(logits []float32) []float64 {
 // top-10 log-probabilities and the argmax, and free-running greedy for the
 // F32 files, where agreement must be exact.
 func TestSynthFixtures(t *testing.T) {
+	// qwen2 Q4_K_M measures 0.14 on amd64's three paths (AVX-512,
+	// AVX2, pure Go) since the AVX2 Q4_K and Q6_K kernels round as
+	// their Go twins do (quant's sumsLikeGo); the AVX2 path measured
+	// 0.16 before. arm64's NEON kernels, which keep float32 lanes, give
+	// 0.2.
+	qwen2Q4KMTol := 0.3
+	if runtime.GOARCH == "amd64" {
+		qwen2Q4KMTol = 0.15
+	}
 	cases := []struct {
 		file       string
 		tol        float64 // max |Δ logprob| over the top 10
@@ -71,7 +81,7 @@ func TestSynthFixtures(t *testing.T) {
 		{"synth-llama-256-Q4_0", 0.5, 45, false},
 		{"synth-llama-256-Q6_K", 0.4, 47, false},
 		{"synth-llama-256-Q4_K_M", 0.35, 46, false},
-		{"synth-qwen2-256-Q4_K_M", 0.3, 47, false},
+		{"synth-qwen2-256-Q4_K_M", qwen2Q4KMTol, 48, false},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -23,15 +23,16 @@ func inFile(m *Model, b []byte) bool {
 }
 
 // TestRepackUsed: on a CPU with a repacked kernel for the type (Q8_0,
-// Q4_0, Q5_0, Q4_K), Load rearranges every matrix of the layers and the (tied) output
-// of that type whose rows are a whole number of the layout's groups into
-// memory of its own, counts it, names the kernel, and leaves the token
-// embedding in the file (and, for Q4_0's, Q5_0's and Q4_K's 16-row groups, the
-// 300-row output; Q8_0's 300-row output gets the row-by-row layout, its other
-// matrices the 16-row groups); NoRepack (the --repack=false of the commands) leaves them all
-// in the file. Without such a kernel nothing changes either way.
+// Q4_0, Q5_0, Q4_K, Q6_K), Load rearranges every matrix of the layers and
+// the (tied) output of that type whose rows are a whole number of the
+// layout's groups into memory of its own, counts it, names the kernel,
+// and leaves the token embedding in the file (and, for the 16-row groups
+// of Q4_0, Q5_0, Q4_K and Q6_K, the 300-row output; Q8_0's 300-row output
+// gets the row-by-row layout, its other matrices the 16-row groups);
+// NoRepack (the --repack=false of the commands) leaves them all in the
+// file. Without such a kernel nothing changes either way.
 func TestRepackUsed(t *testing.T) {
-	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q5_0, quant.Q4_K} {
+	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q5_0, quant.Q4_K, quant.Q6_K} {
 		t.Run(typ.String(), func(t *testing.T) { testRepackUsed(t, typ) })
 	}
 }
@@ -101,12 +102,13 @@ func testRepackUsed(t *testing.T, typ quant.Type) {
 // (top-10 log-probabilities within 0.25, argmax equal at all but two
 // positions; measured: 0.1, 37 of 38).
 // 768-wide rows (24 blocks: a group of 16 and a tail) and 1024-wide ones
-// (two whole groups). For Q4_0, Q5_0 and Q4_K the same bounds (Q4_K measured:
-// 0.21, 37 of 38), over a prompt and continuation of 38 tokens: the
-// batched prefill goes through the matrix product's tiles of 8 (Q4_K:
-// 4), 4 and 1 tokens.
+// (two whole groups). For Q4_0, Q5_0, Q4_K and Q6_K the same bounds (Q4_K
+// measured: 0.21, 37 of 38; Q6_K: 4e-6, 38 of 38; Q5_0: 0, 16 of 16, its
+// greedy continuation ending early), over a prompt and continuation of up
+// to 38 tokens: the batched prefill goes through the matrix product's
+// tiles of 8 (Q4_K: 4), 4 and 1 tokens.
 func TestRepackAgrees(t *testing.T) {
-	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q5_0, quant.Q4_K} {
+	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q5_0, quant.Q4_K, quant.Q6_K} {
 		t.Run(typ.String(), func(t *testing.T) { testRepackAgrees(t, typ) })
 	}
 }
@@ -253,5 +255,22 @@ func TestClipSpans(t *testing.T) {
 	}
 	if got := clipSpans(spans, 10, 20); len(got) != 0 {
 		t.Errorf("a chunk between spans got %v", got)
+	}
+}
+
+// TestKernelSummaryTypes: a model with two rearranged types (a Q4_K_M
+// file's Q6_K output and Q4_K layers) names each, once.
+func TestKernelSummaryTypes(t *testing.T) {
+	w := &weights{layers: make([]layer, 2)}
+	w.output = matrix{typ: quant.Q6_K, repacked: "avx512-vnni"}
+	for i := range w.layers {
+		for _, m := range []*matrix{&w.layers[i].wq, &w.layers[i].wGate} {
+			*m = matrix{typ: quant.Q4_K, repacked: "avx512-vnni"}
+		}
+		w.layers[i].wDown = matrix{typ: quant.Q6_K, repacked: "avx512-vnni"}
+	}
+	want := "avx512-vnni on Q6_K rearranged at load; avx512-vnni on Q4_K rearranged at load; " + quant.Accel()
+	if got := w.kernelSummary(); got != want {
+		t.Errorf("kernelSummary = %q, want %q", got, want)
 	}
 }

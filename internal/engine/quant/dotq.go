@@ -184,7 +184,10 @@ func dotQ4_KGo(xq, w []byte) float32 {
 		}
 		ms := q8KMinSum(a, s)
 		dy := q8KScale(a)
-		sum += t[le16(b[:])]*dy*float32(is) - t[le16(b[2:])]*dy*float32(ms)
+		// The conversions keep each product rounded on its own (no
+		// fused multiply-add, whatever the compiler): the AVX2 kernel
+		// takes these steps and gets these bits.
+		sum += float32(t[le16(b[:])]*dy*float32(is)) - float32(t[le16(b[2:])]*dy*float32(ms))
 	}
 	return sum
 }
@@ -259,7 +262,7 @@ func dotQ6_KGo(xq, w []byte) float32 {
 					int32(int8(sc[g+4]))*a3 + int32(int8(sc[g+6]))*a4
 			}
 		}
-		sum += t[le16(b[208:])] * q8KScale(a) * float32(is)
+		sum += float32(t[le16(b[208:])] * q8KScale(a) * float32(is)) // rounded as dotQ4_KGo's
 	}
 	return sum
 }

@@ -94,6 +94,16 @@ q80end:
 	VZEROUPPER
 	RET
 
+// HSUMD leaves the sum of X's four int32 lanes in its lane 0 (T is
+// clobbered). The K-quant kernels reduce a block's integer sums with it
+// before rounding anything, so that their float32 steps are their Go
+// twins' and the results the same bit for bit.
+#define HSUMD(X, T) \
+	VPSHUFD $0x4e, X, T \
+	VPADDD  T, X, X \
+	VPSHUFD $0xb1, X, T \
+	VPADDD  T, X, X
+
 // Q4_K weights (144-byte blocks at DI: d, dmin binary16, 12 bytes of
 // packed six-bit scales and minimums, 128 bytes of nibbles) × Q8_K
 // activations (292-byte blocks at SI: d float32, 256 int8, 16 int16 sums).
@@ -132,8 +142,7 @@ q4krow:
 	JZ    q4kend
 	MOVQ  x+0(FP), SI
 	MOVQ  nb+16(FP), CX
-	VXORPS Y0, Y0, Y0 // Σ d*dy*scaled sums
-	VXORPS X1, X1, X1 // Σ dmin*dy*minimum terms
+	VXORPS X0, X0, X0 // the row's sum
 
 q4kloop:
 	TESTQ CX, CX
@@ -175,30 +184,36 @@ q4kloop:
 	VPMOVZXBW X3, Y4      // 8 scales, 8 minimums as int16
 	VMOVDQU X4, 0(SP)     // the scales, for broadcasting
 
-	// Minimums × block sums of each 32 activations.
+	// Minimums × block sums of each 32 activations, reduced exactly to
+	// ms; X1 = (dmin*dy)*ms, as dotQ4_KGo rounds it.
 	VEXTRACTI128 $1, Y4, X5
 	VMOVDQU 260(SI), Y6
 	VEXTRACTI128 $1, Y6, X7
 	VPHADDW X7, X6, X6
 	VPMADDWD X6, X5, X5
+	HSUMD(X5, X7)
 	VCVTDQ2PS X5, X5
 	MOVWLZX 2(DI), AX
 	VMOVSS  (R8)(AX*4), X7
 	VMULSS  (SI), X7, X7
-	VBROADCASTSS X7, X7
-	VFMADD231PS X5, X7, X1
+	VMULSS  X5, X7, X1
 
 	VPXOR Y2, Y2, Y2
 	Q4_K_64(16, 4, 36, 0, 2)
 	Q4_K_64(48, 68, 100, 4, 6)
 	Q4_K_64(80, 132, 164, 8, 10)
 	Q4_K_64(112, 196, 228, 12, 14)
-	VCVTDQ2PS Y2, Y2
+	// is, exactly; sum += (d*dy)*is - X1.
+	VEXTRACTI128 $1, Y2, X3
+	VPADDD X3, X2, X2
+	HSUMD(X2, X3)
+	VCVTDQ2PS X2, X2
 	MOVWLZX 0(DI), AX
 	VMOVSS  (R8)(AX*4), X7
 	VMULSS  (SI), X7, X7
-	VBROADCASTSS X7, Y7
-	VFMADD231PS Y2, Y7, Y0
+	VMULSS  X2, X7, X7
+	VSUBSS  X1, X7, X7
+	VADDSS  X7, X0, X0
 
 	ADDQ $292, SI
 	ADDQ $144, DI
@@ -206,11 +221,6 @@ q4kloop:
 	JMP  q4kloop
 
 q4kdone:
-	VEXTRACTF128 $1, Y0, X2
-	VADDPS       X2, X0, X0
-	VSUBPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
 	VMOVSS       X0, (DX)
 	ADDQ         $4, DX
 	DECQ         BX
@@ -308,22 +318,22 @@ q6kloop:
 	VPSUBD    Y2, Y4, Y2
 	Q6_K_128(0, 32, 128, 4, 36, 68, 100, 0, 2, 4, 6, 8, 10, 12, 14)
 	Q6_K_128(64, 96, 160, 132, 164, 196, 228, 16, 18, 20, 22, 24, 26, 28, 30)
-	VCVTDQ2PS Y2, Y2
+	// is, exactly; sum += (d*dy)*is, as dotQ6_KGo rounds it.
+	VEXTRACTI128 $1, Y2, X3
+	VPADDD X3, X2, X2
+	HSUMD(X2, X3)
+	VCVTDQ2PS X2, X2
 	MOVWLZX 208(DI), AX
 	VMOVSS  (R8)(AX*4), X7
 	VMULSS  (SI), X7, X7
-	VBROADCASTSS X7, Y7
-	VFMADD231PS Y2, Y7, Y0
+	VMULSS  X2, X7, X7
+	VADDSS  X7, X0, X0
 	ADDQ $292, SI
 	ADDQ $210, DI
 	DECQ CX
 	JMP  q6kloop
 
 q6kdone:
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
 	VMOVSS       X0, (DX)
 	ADDQ         $4, DX
 	DECQ         BX

@@ -22,16 +22,13 @@
 // SMULL Vd.4S, Vn.4H, Vm.4H and SMLAL2 Vd.4S, Vn.8H, Vm.8H.
 #define SMULL_H_LO(m, n, d) WORD $(0x0E60C000 | (m)<<16 | (n)<<5 | (d))
 #define SMLAL_H_HI(m, n, d) WORD $(0x4E608000 | (m)<<16 | (n)<<5 | (d))
-// SADDLP Vd.4S, Vn.8H (pairwise widening add) and SADALP (accumulating).
-#define SADDLP(n, d) WORD $(0x4E602800 | (n)<<5 | (d))
+// SADALP Vd.4S, Vn.8H (pairwise widening add, accumulating).
 #define SADALP(n, d) WORD $(0x4E606800 | (n)<<5 | (d))
 // SXTL Vd.8H, Vn.8B; SXTL2 Vd.8H, Vn.16B; SXTL Vd.4S, Vn.4H; SXTL2 Vd.4S, Vn.8H.
 #define SXTL_B_LO(n, d) WORD $(0x0F08A400 | (n)<<5 | (d))
 #define SXTL_B_HI(n, d) WORD $(0x4F08A400 | (n)<<5 | (d))
 #define SXTL_H_LO(n, d) WORD $(0x0F10A400 | (n)<<5 | (d))
 #define SXTL_H_HI(n, d) WORD $(0x4F10A400 | (n)<<5 | (d))
-// MLA Vd.4S, Vn.4S, Vm.S[i] (int32).
-#define MLA_E(m, i, n, d) WORD $(0x6F800000 | ((i)&1)<<21 | ((i)>>1)<<11 | (m)<<16 | (n)<<5 | (d))
 // FMLA Vd.4S, Vn.4S, Vm.S[0].
 #define FMLA_E0(m, n, d) WORD $(0x4F801000 | (m)<<16 | (n)<<5 | (d))
 // FSUB Vd.4S, Vn.4S, Vm.4S.

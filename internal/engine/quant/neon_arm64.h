@@ -7,6 +7,8 @@
 #define FADDP4(m, n, d) WORD $(0x6E20D400 | (m)<<16 | (n)<<5 | (d))
 // FMLA Vd.4S, Vn.4S, Vm.4S (fused).
 #define FMLA4(m, n, d) WORD $(0x4E20CC00 | (m)<<16 | (n)<<5 | (d))
+// FMLS Vd.4S, Vn.4S, Vm.4S (fused: Vd − Vn·Vm).
+#define FMLS4(m, n, d) WORD $(0x4EA0CC00 | (m)<<16 | (n)<<5 | (d))
 // FMUL Vd.4S, Vn.4S, Vm.S[0].
 #define FMUL_E0(m, n, d) WORD $(0x4F809000 | (m)<<16 | (n)<<5 | (d))
 // FCVTL Vd.4S, Vn.4H and FCVTL2 Vd.4S, Vn.8H: binary16 to float32.
@@ -22,3 +24,8 @@
 // SDOT Vd.4S, Vn.16B, Vm.4B[i]: each int32 lane of Vd plus the products
 // of its four bytes with the four bytes of lane i of Vm.
 #define SDOT_E(m, i, n, d) WORD $(0x4F80E000 | ((i)&1)<<21 | ((i)>>1)<<11 | (m)<<16 | (n)<<5 | (d))
+// SADDLP Vd.4S, Vn.8H (pairwise widening add).
+#define SADDLP(n, d) WORD $(0x4E602800 | (n)<<5 | (d))
+// MLA Vd.4S, Vn.4S, Vm.4S and MLA Vd.4S, Vn.4S, Vm.S[i] (int32).
+#define MLA4(m, n, d) WORD $(0x4EA09400 | (m)<<16 | (n)<<5 | (d))
+#define MLA_E(m, i, n, d) WORD $(0x6F800000 | ((i)&1)<<21 | ((i)>>1)<<11 | (m)<<16 | (n)<<5 | (d))

@@ -20,17 +20,19 @@ var (
 	q5_0x16AVX2 = x16Tiles(hasX16AVX2, q5x16Bytes, []int{4, 1}, q5x16A4, q5x16A1)
 	q8_0x16AVX2 = x16Tiles(hasX16AVX2, q8x16Bytes, []int{4, 1}, q8x16A4, q8x16A1)
 	q4_Kx16VNNI = x16Tiles(hasVNNI, q4kx16Bytes, []int{4, 1}, q4kx16T4, q4kx16T1)
+	q6_Kx16VNNI = x16Tiles(hasVNNI, q6kx16Bytes, []int{8, 4, 1}, q6kx16T8, q6kx16T4, q6kx16T1)
 )
 
 // q4_0x16Asm, q5_0x16Asm and q8_0x16Asm are the assembly MatMulQ the
 // 16-row layouts use, x16Name its instruction set: AVX-512 VNNI where the
 // CPU has it, else AVX2 (as GODEBUG=cpu.avx512f=off makes it on any CPU);
-// Q4_K's has no AVX2 kernel.
+// Q4_K's and Q6_K's have no AVX2 kernel.
 var (
 	q4_0x16Asm = cmpOr(q4_0x16VNNI, q4_0x16AVX2)
 	q5_0x16Asm = cmpOr(q5_0x16VNNI, q5_0x16AVX2)
 	q8_0x16Asm = cmpOr(q8_0x16VNNI, q8_0x16AVX2)
 	q4_Kx16Asm = q4_Kx16VNNI
+	q6_Kx16Asm = q6_Kx16VNNI
 	x16Name    = map[bool]string{true: "avx512-vnni", false: "avx2"}[hasVNNI]
 )
 
@@ -112,3 +114,15 @@ func q4kx16T4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo i
 
 //go:noescape
 func q4kx16T1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+// q6kx16T8, q6kx16T4 and q6kx16T1 are the AVX-512 VNNI tiles of Q6_K's
+// groups (q6_kx16_amd64.s).
+//
+//go:noescape
+func q6kx16T8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q6kx16T4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+
+//go:noescape
+func q6kx16T1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)

@@ -255,9 +255,9 @@ func TestRepackedAgainstQ8_0(t *testing.T) {
 
 // TestRepackedAvailability pins where the repacked kernels exist (only
 // with the assembly) and which layout a matrix gets: 16-row groups for
-// Q4_0, Q8_0 and (with AVX-512 VNNI) Q4_K matrices of whole groups,
-// Q8_0's row-by-row layout for the others, nothing for other Q4_0 and
-// Q4_K matrices.
+// Q4_0, Q8_0 and (with AVX-512 VNNI or SDOT) Q4_K matrices of whole
+// groups, (with AVX-512 VNNI) Q6_K ones, Q8_0's row-by-row layout for the
+// others, nothing for other Q4_0, Q4_K and Q6_K matrices.
 func TestRepackedAvailability(t *testing.T) {
 	cases := []struct {
 		typ  Type
@@ -267,15 +267,20 @@ func TestRepackedAvailability(t *testing.T) {
 		{Q8_0, 32, &q8_0x16Repacker}, {Q8_0, 300, &q8_0VNNIRepacker}, {Q8_0, 8, &q8_0VNNIRepacker},
 		{Q4_0, 32, &q4_0VNNIRepacker}, {Q4_0, 300, nil},
 		{Q4_K, 32, &q4_Kx16Repacker}, {Q4_K, 300, nil},
-		{F32, 32, nil}, {Q6_K, 32, nil},
+		{Q6_K, 32, &q6_Kx16Repacker}, {Q6_K, 300, nil},
+		{F32, 32, nil}, {Q5_K, 32, nil},
 	}
 	for _, c := range cases {
 		want := c.want
 		switch {
 		case q8_0x16Asm == nil && q4_0x16Asm == nil:
 			want = nil
-		case q8_0VNNIRows == nil && (want == &q8_0VNNIRepacker || want == &q4_Kx16Repacker):
-			want = nil // without AVX-512 VNNI: the AVX2 16-row kernels only
+		case q8_0VNNIRows == nil && want == &q8_0VNNIRepacker:
+			want = nil // without AVX-512 VNNI: the 16-row kernels only
+		case q4_Kx16Asm == nil && want == &q4_Kx16Repacker:
+			want = nil // Q4_K's need AVX-512 VNNI (amd64) or SDOT (arm64)
+		case q6_Kx16Asm == nil && want == &q6_Kx16Repacker:
+			want = nil // Q6_K's need AVX-512 VNNI
 		}
 		if got := Repacked(c.typ, c.rows); got != want {
 			t.Errorf("Repacked(%v, %d) = %v, want %v", c.typ, c.rows, got, want)

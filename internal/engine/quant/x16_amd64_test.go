@@ -23,6 +23,8 @@ func x16AsmImpls(t Type) []x16Impl {
 		add("avx2", q5_0x16AVX2)
 	case Q4_K:
 		add("avx512-vnni", q4_Kx16VNNI)
+	case Q6_K:
+		add("avx512-vnni", q6_Kx16VNNI)
 	}
 	return fs
 }

@@ -301,3 +301,301 @@ TEXT ·q8x16S1(SB), NOSPLIT, $0-56
 	X16_ENTRY(544)
 	VMOVI $0x80, V4.B16
 	X16_GROUPS(9, ZERO1, Q8_BLOCK1, STORE1)
+
+// Q4_K (q4_kx16.go), super-blocks of 256 elements whose 2304 bytes hold
+// the group's nibbles (chunk c, piece p, 16 rows of 4 bytes), then its
+// scales d, minimum scales dmin and packed 6-bit values. A half is taken
+// sub-block by sub-block: sub-block j = 2c+h is the low (h = 0) or high
+// nibbles of chunk c's 8 pieces, each masked or shifted into V0, V1 and
+// dotted, per token, against 4 activation bytes of a lane of V4+t (16 of
+// the sub-block's 32 loaded at a time) into the token's sub-block sums
+// V8+2t, V9+2t; these times the rows' 6-bit scale sc_j (shifted out of
+// its word into V0, V1) are added into the token's is, V16+2t, V17+2t.
+// After the 8 sub-blocks, as the Go twin does per row: the is are
+// converted and added into the float sums times d·dy; then each token's
+// ms = Σ m_j·(bsum_2j + bsum_2j+1) is formed in V8+2t, V9+2t from its
+// block sums paired by SADDLP (V16+2t: j = 0..3, V17+2t: 4..7, by
+// element), the minimums m_j shifted out of the three words (V2-V7)
+// into V0, V1, and taken from the float sums times dmin·dy (FMLS, fused
+// as Go fuses acc −= x·y). V2 holds the nibble mask until then. The
+// integers are Q4_K's exactly; the float operations are the twin's, in
+// its order.
+//
+// Registers that differ from Q4_0's: R0 is x+4, so the token pointers
+// R7-R10 point at a block's quants (dy at −4, the block sums at 256;
+// R20 = 292 a block); R11 walks the half's nibbles (R12 = 64, a piece;
+// back 512 after a low sub-block, on 256 after the fourth chunk), R13
+// points at the half's words of 6-bit values (the super-block + 2112 +
+// R19), R16 at its scales (minus 64 − R19/2); X16_GROUPS's scale
+// pointer (qshift 0) is unused.
+
+// Q4K_LO and Q4K_HI load the half's rows of the next piece into V0, V1:
+// the low nibbles and the high.
+#define Q4K_LO \
+	VLD1.P (R11)(R12), [V0.B16, V1.B16] \
+	VAND V2.B16, V0.B16, V0.B16 \
+	VAND V2.B16, V1.B16, V1.B16
+
+#define Q4K_HI \
+	VLD1.P (R11)(R12), [V0.B16, V1.B16] \
+	VUSHR $4, V0.B16, V0.B16 \
+	VUSHR $4, V1.B16, V1.B16
+
+// Q4K_VALUE sets V0, V1 to the 6-bit values at bit sh of the half's
+// words Vw, Vw+1 (named a, b).
+#define Q4K_VALUE(a, b, sh) \
+	VSHL  $(26-(sh)), a.S4, V0.S4 \
+	VSHL  $(26-(sh)), b.S4, V1.S4 \
+	VUSHR $26, V0.S4, V0.S4 \
+	VUSHR $26, V1.S4, V1.S4
+
+// Q4K_SC sets V0, V1 to sc_j, at bit sh of word w.
+#define Q4K_SC(w, sh) \
+	FLDPQ (64*(w))(R13), (F0, F1) \
+	Q4K_VALUE(V0, V1, sh)
+
+// Q4K_M7 sets V0, V1 to m_7, the top two bits of the three words.
+#define Q4K_M7 \
+	VUSHR $30, V6.S4, V0.S4 \
+	VUSHR $30, V7.S4, V1.S4 \
+	VSHL  $2, V0.S4, V0.S4 \
+	VSHL  $2, V1.S4, V1.S4 \
+	VUSRA $30, V4.S4, V0.S4 \
+	VUSRA $30, V5.S4, V1.S4 \
+	VSHL  $2, V0.S4, V0.S4 \
+	VSHL  $2, V1.S4, V1.S4 \
+	VUSRA $30, V2.S4, V0.S4 \
+	VUSRA $30, V3.S4, V1.S4
+
+// Q4K_SDOT adds piece p of the sub-block to a token's sums Vs, Vs+1:
+// against lane i = p%4 of its activations Vx.
+#define Q4K_SDOT(i, x, s) \
+	SDOT_E(x, i, 0, s) \
+	SDOT_E(x, i, 1, (s)+1)
+
+#define Q4K_ACT4(off) \
+	FMOVQ (off)(R7), F4 \
+	FMOVQ (off)(R8), F5 \
+	FMOVQ (off)(R9), F6 \
+	FMOVQ (off)(R10), F7
+
+#define Q4K_PIECE4(unpack, i) \
+	unpack \
+	Q4K_SDOT(i, 4, 8) \
+	Q4K_SDOT(i, 5, 10) \
+	Q4K_SDOT(i, 6, 12) \
+	Q4K_SDOT(i, 7, 14)
+
+#define Q4K_QUARTER4(unpack) \
+	Q4K_PIECE4(unpack, 0) \
+	Q4K_PIECE4(unpack, 1) \
+	Q4K_PIECE4(unpack, 2) \
+	Q4K_PIECE4(unpack, 3)
+
+// Q4K_SUB4 is sub-block j (unpack Q4K_LO or Q4K_HI) for 4 tokens, its
+// scale at bit sh of word w.
+#define Q4K_SUB4(unpack, j, w, sh) \
+	ZERO(8) \
+	ZERO(9) \
+	ZERO(10) \
+	ZERO(11) \
+	ZERO(12) \
+	ZERO(13) \
+	ZERO(14) \
+	ZERO(15) \
+	Q4K_ACT4(32*(j)) \
+	Q4K_QUARTER4(unpack) \
+	Q4K_ACT4(32*(j)+16) \
+	Q4K_QUARTER4(unpack) \
+	Q4K_SC(w, sh) \
+	MLA4(0, 8, 16) \
+	MLA4(1, 9, 17) \
+	MLA4(0, 10, 18) \
+	MLA4(1, 11, 19) \
+	MLA4(0, 12, 20) \
+	MLA4(1, 13, 21) \
+	MLA4(0, 14, 22) \
+	MLA4(1, 15, 23)
+
+// Q4K_SUBS is the 8 sub-blocks of a half, sub the tile's Q4K_SUB; the
+// scales sc_0..4 are word 0's, sc_5..7 word 1's first three.
+#define Q4K_SUBS(sub) \
+	sub(Q4K_LO, 0, 0, 0) \
+	SUB $512, R11 \
+	sub(Q4K_HI, 1, 0, 6) \
+	sub(Q4K_LO, 2, 0, 12) \
+	SUB $512, R11 \
+	sub(Q4K_HI, 3, 0, 18) \
+	sub(Q4K_LO, 4, 0, 24) \
+	SUB $512, R11 \
+	sub(Q4K_HI, 5, 1, 0) \
+	sub(Q4K_LO, 6, 1, 6) \
+	SUB $512, R11 \
+	sub(Q4K_HI, 7, 1, 12)
+
+// Q4K_IS adds a token's is (Via, Via+1, converted) times d·dy into its
+// float sums Vfa, Vfa+1 (d in V0, V1; dy at −4(Rrt)).
+#define Q4K_IS(rt, ia, fa) \
+	FMOVS -4(rt), F3 \
+	FMUL_E0(3, 0, 8) \
+	FMUL_E0(3, 1, 9) \
+	SCVTF4(ia, ia) \
+	SCVTF4((ia)+1, (ia)+1) \
+	FMLA4(8, ia, fa) \
+	FMLA4(9, (ia)+1, (fa)+1)
+
+// Q4K_MS takes a token's ms (Vma, Vma+1, converted) times dmin·dy from
+// its float sums (dmin in V0, V1).
+#define Q4K_MS(rt, ma, fa) \
+	FMOVS -4(rt), F3 \
+	FMUL_E0(3, 0, 4) \
+	FMUL_E0(3, 1, 5) \
+	SCVTF4(ma, ma) \
+	SCVTF4((ma)+1, (ma)+1) \
+	FMLS4(4, ma, fa) \
+	FMLS4(5, (ma)+1, (fa)+1)
+
+// Q4K_BSUMS loads a token's 16 block sums into Vb, Vb+1 (named a, c)
+// as the 8 sums of its sub-blocks, and clears its ms Vm, Vm+1.
+#define Q4K_BSUMS(rt, a, c, b, m) \
+	FLDPQ 256(rt), (a, c) \
+	SADDLP(b, b) \
+	SADDLP((b)+1, (b)+1) \
+	ZERO(m) \
+	ZERO((m)+1)
+
+// Q4K_WORDS loads the half's three words of 6-bit values into V2-V7.
+#define Q4K_WORDS \
+	FLDPQ 0(R13), (F2, F3) \
+	FLDPQ 64(R13), (F4, F5) \
+	FLDPQ 128(R13), (F6, F7)
+
+// Q4K_SCALES loads the half's 8 binary16 scales at off(R16) into V0, V1.
+#define Q4K_SCALES(off) \
+	FMOVQ off(R16), F0 \
+	FCVTL_HI(0, 1) \
+	FCVTL_LO(0, 0)
+
+// Q4K_MJ4 adds m_j (V0, V1) times sub-block j's sums (lane i of the
+// tokens' V16+2t+r) into the 4 tokens' ms.
+#define Q4K_MJ4(r, i) \
+	MLA_E(16+(r), i, 0, 8) \
+	MLA_E(16+(r), i, 1, 9) \
+	MLA_E(18+(r), i, 0, 10) \
+	MLA_E(18+(r), i, 1, 11) \
+	MLA_E(20+(r), i, 0, 12) \
+	MLA_E(20+(r), i, 1, 13) \
+	MLA_E(22+(r), i, 0, 14) \
+	MLA_E(22+(r), i, 1, 15)
+
+// Q4K_MINS is the ms of a half, mj the tile's Q4K_MJ: m_0 and m_1 are
+// word 1's last two values, m_2..6 word 2's, m_7 the top bits.
+#define Q4K_MINS(mj) \
+	Q4K_VALUE(V4, V5, 18) \
+	mj(0, 0) \
+	Q4K_VALUE(V4, V5, 24) \
+	mj(0, 1) \
+	Q4K_VALUE(V6, V7, 0) \
+	mj(0, 2) \
+	Q4K_VALUE(V6, V7, 6) \
+	mj(0, 3) \
+	Q4K_VALUE(V6, V7, 12) \
+	mj(1, 0) \
+	Q4K_VALUE(V6, V7, 18) \
+	mj(1, 1) \
+	Q4K_VALUE(V6, V7, 24) \
+	mj(1, 2) \
+	Q4K_M7 \
+	mj(1, 3)
+
+#define Q4K_BLOCK4 \
+	VMOVI $15, V2.B16 \
+	ADD   $2112, R11, R13 \
+	ZERO(16) \
+	ZERO(17) \
+	ZERO(18) \
+	ZERO(19) \
+	ZERO(20) \
+	ZERO(21) \
+	ZERO(22) \
+	ZERO(23) \
+	Q4K_SUBS(Q4K_SUB4) \
+	ADD $256, R11 \
+	SUB R19>>1, R13, R16 \
+	Q4K_SCALES(-64) \
+	Q4K_IS(R7, 16, 24) \
+	Q4K_IS(R8, 18, 26) \
+	Q4K_IS(R9, 20, 28) \
+	Q4K_IS(R10, 22, 30) \
+	Q4K_BSUMS(R7, F16, F17, 16, 8) \
+	Q4K_BSUMS(R8, F18, F19, 18, 10) \
+	Q4K_BSUMS(R9, F20, F21, 20, 12) \
+	Q4K_BSUMS(R10, F22, F23, 22, 14) \
+	Q4K_WORDS \
+	Q4K_MINS(Q4K_MJ4) \
+	Q4K_SCALES(-32) \
+	Q4K_MS(R7, 8, 24) \
+	Q4K_MS(R8, 10, 26) \
+	Q4K_MS(R9, 12, 28) \
+	Q4K_MS(R10, 14, 30) \
+	ADD R20, R7 \
+	ADD R20, R8 \
+	ADD R20, R9 \
+	ADD R20, R10
+
+// The 1-token tile: the same with token 0 alone.
+#define Q4K_PIECE1(unpack, i) \
+	unpack \
+	Q4K_SDOT(i, 4, 8)
+
+#define Q4K_QUARTER1(unpack) \
+	Q4K_PIECE1(unpack, 0) \
+	Q4K_PIECE1(unpack, 1) \
+	Q4K_PIECE1(unpack, 2) \
+	Q4K_PIECE1(unpack, 3)
+
+#define Q4K_SUB1(unpack, j, w, sh) \
+	ZERO(8) \
+	ZERO(9) \
+	FMOVQ (32*(j))(R7), F4 \
+	Q4K_QUARTER1(unpack) \
+	FMOVQ (32*(j)+16)(R7), F4 \
+	Q4K_QUARTER1(unpack) \
+	Q4K_SC(w, sh) \
+	MLA4(0, 8, 16) \
+	MLA4(1, 9, 17)
+
+#define Q4K_MJ1(r, i) \
+	MLA_E(16+(r), i, 0, 8) \
+	MLA_E(16+(r), i, 1, 9)
+
+#define Q4K_BLOCK1 \
+	VMOVI $15, V2.B16 \
+	ADD   $2112, R11, R13 \
+	ZERO(16) \
+	ZERO(17) \
+	Q4K_SUBS(Q4K_SUB1) \
+	ADD $256, R11 \
+	SUB R19>>1, R13, R16 \
+	Q4K_SCALES(-64) \
+	Q4K_IS(R7, 16, 24) \
+	Q4K_BSUMS(R7, F16, F17, 16, 8) \
+	Q4K_WORDS \
+	Q4K_MINS(Q4K_MJ1) \
+	Q4K_SCALES(-32) \
+	Q4K_MS(R7, 8, 24) \
+	ADD R20, R7
+
+// func q4kx16S4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+TEXT ·q4kx16S4(SB), NOSPLIT, $0-56
+	X16_ENTRY(2304)
+	ADD  $4, R0
+	MOVD $292, R20
+	X16_GROUPS(0, ZERO4, Q4K_BLOCK4, STORE4)
+
+// func q4kx16S1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+TEXT ·q4kx16S1(SB), NOSPLIT, $0-56
+	X16_ENTRY(2304)
+	ADD  $4, R0
+	MOVD $292, R20
+	X16_GROUPS(0, ZERO1, Q4K_BLOCK1, STORE1)

@@ -5,8 +5,8 @@ package quant
 import "testing"
 
 // x16AsmImpls lists the assembly implementations of the 16-row layout of
-// t that this CPU runs: the SDOT tiles of Q4_0's and Q8_0's, on CPUs with
-// the dot-product extension.
+// t that this CPU runs: the SDOT tiles of Q4_0's, Q8_0's and Q4_K's, on
+// CPUs with the dot-product extension.
 func x16AsmImpls(t Type) []x16Impl {
 	var fs []x16Impl
 	add := func(name string, f x16Func) {
@@ -19,19 +19,21 @@ func x16AsmImpls(t Type) []x16Impl {
 		add("neon+sdot", q4_0x16SDOT)
 	case Q8_0:
 		add("neon+sdot", q8_0x16SDOT)
+	case Q4_K:
+		add("neon+sdot", q4_Kx16SDOT)
 	}
 	return fs
 }
 
 // TestX16ChosenWithSDOT pins the choice on arm64: the 16-row layouts of
-// Q4_0 and Q8_0 exactly where the CPU has the dot-product extension (as
-// QEMU's default CPU does), the file's layouts where it has not (QEMU_CPU=
-// cortex-a53), and never Q5_0's, Q4_K's or the row-by-row Q8_0 layout.
+// Q4_0, Q8_0 and Q4_K exactly where the CPU has the dot-product extension
+// (as QEMU's default CPU does), the file's layouts where it has not
+// (QEMU_CPU=cortex-a53), and never Q5_0's or the row-by-row Q8_0 layout.
 func TestX16ChosenWithSDOT(t *testing.T) {
 	for _, c := range []struct {
 		typ  Type
 		want *Repacker
-	}{{Q4_0, &q4_0VNNIRepacker}, {Q8_0, &q8_0x16Repacker}, {Q5_0, nil}, {Q4_K, nil}} {
+	}{{Q4_0, &q4_0VNNIRepacker}, {Q8_0, &q8_0x16Repacker}, {Q4_K, &q4_Kx16Repacker}, {Q5_0, nil}} {
 		want := c.want
 		if !hasSDOT {
 			want = nil

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// x16Layout is one of the 16-row layouts (Q4_0's, Q8_0's, Q5_0's,
-// Q4_K's) with what its tests need: the file's type and block size,
+// x16Layout is one of the 16-row layouts (Q4_0's, Q8_0's, Q5_0's, Q4_K's,
+// Q6_K's) with what its tests need: the file's type and block size,
 // random rows of it, the layout's rearrangement and its inverse, the
 // signed weights of a file block, the activation correction's factor,
 // and the kernels.
@@ -36,6 +36,9 @@ type x16Layout struct {
 	unitScales func(wv []byte, nb int)
 	// unitAct sets every scale of the activation row x of nb blocks to 1.
 	unitAct func(x []byte, nb int)
+	// fileScales are the offsets of the binary16 scales in a file block
+	// (nil: {0}).
+	fileScales []int
 }
 
 var x16Layouts = []x16Layout{
@@ -81,7 +84,7 @@ var x16Layouts = []x16Layout{
 		block: 32, actBytes: x16ActBytes, mag: (*x16Layout).x16Mag, unitScales: unitScalesX16(q5x16Quants), unitAct: unitActX16,
 	},
 	{
-		typ: Q4_K, fileBytes: q4_KBytes, randRows: randQ4_KRows,
+		typ: Q4_K, fileBytes: q4_KBytes, randRows: randQ4_KRows, fileScales: []int{0, 2},
 		repack: repackQ4_Kx16, unpack: unpackQ4_Kx16,
 		mm: matMulQ4_Kx16, mmGo: matMulQ4_Kx16Go, asm: &q4_Kx16Asm, groupBytes: q4kx16Bytes,
 		block: qkK, actBytes: q8_KBytes, quantize: quantizeActQ8_K, mag: q4kx16Mag,
@@ -92,12 +95,86 @@ var x16Layouts = []x16Layout{
 				}
 			}
 		},
-		unitAct: func(x []byte, nb int) {
-			for k := 0; k < nb; k++ {
-				binary.LittleEndian.PutUint32(x[q8_KBytes*k:], math.Float32bits(1))
+		unitAct: unitActQ8_K,
+	},
+	{
+		typ: Q6_K, fileBytes: q6_KBytes, randRows: randQ6_KRows,
+		repack: repackQ6_Kx16, unpack: unpackQ6_Kx16,
+		mm: matMulQ6_Kx16, mmGo: matMulQ6_Kx16Go, asm: &q6_Kx16Asm, groupBytes: q6kx16Bytes,
+		block: qkK, actBytes: q8_KBytes, quantize: quantizeActQ8_K, mag: q6kx16Mag,
+		fileScales: []int{208},
+		unitScales: func(wv []byte, nb int) {
+			for o := 0; o+q6kx16Bytes <= len(wv); o += q6kx16Bytes {
+				for i := q6kx16D; i < q6kx16Bytes; i += 2 {
+					binary.LittleEndian.PutUint16(wv[o+i:], 0x3c00)
+				}
 			}
 		},
+		unitAct: unitActQ8_K,
 	},
+}
+
+// fileScaleOffsets returns the offsets of the binary16 scales in a file
+// block.
+func (l *x16Layout) fileScaleOffsets() []int {
+	if l.fileScales == nil {
+		return []int{0}
+	}
+	return l.fileScales
+}
+
+// unitActQ8_K sets the float32 scales of a row of Q8_K activations to 1.
+func unitActQ8_K(x []byte, nb int) {
+	for k := 0; k < nb; k++ {
+		binary.LittleEndian.PutUint32(x[q8_KBytes*k:], math.Float32bits(1))
+	}
+}
+
+// randQ6_KRows returns rows random Q6_K rows of nb super-blocks: scales of
+// random sign and magnitude, sub-block scales over all of int8 (-128 and
+// 127 included), the quants random, some super-blocks' quants all 0 or
+// all 63.
+func randQ6_KRows(r *rand.Rand, nb, rows int) []byte {
+	w := make([]byte, rows*nb*q6_KBytes)
+	for i := 0; i < rows*nb; i++ {
+		b := w[i*q6_KBytes : (i+1)*q6_KBytes]
+		kind := r.IntN(8)
+		for j := 0; j < 208; j++ {
+			switch {
+			case j < 192 && kind == 0:
+				b[j] = 0
+			case j < 192 && kind == 1:
+				b[j] = 0xff
+			case j >= 192 && kind == 2:
+				b[j] = []byte{0x80, 0x7f}[j%2]
+			default:
+				b[j] = byte(r.Uint32())
+			}
+		}
+		binary.LittleEndian.PutUint16(b[208:], f32ToF16(float32(math.Ldexp((r.Float64()+0.5)*float64(1-2*r.IntN(2)), r.IntN(10)-18))))
+	}
+	return w
+}
+
+// q6kx16Mag is the tolerance base of the Q6_K layout: Σ over super-blocks
+// of |(d·dy)·is|, or with elems of every product sc·(u−32)·x alone.
+func q6kx16Mag(_ *x16Layout, x, group []byte, i, nb int, elems bool) float64 {
+	t := f16Table
+	var mag float64
+	for k := 0; k < nb; k++ {
+		o, a := group[k*q6kx16Bytes:(k+1)*q6kx16Bytes], x[k*q8_KBytes:(k+1)*q8_KBytes]
+		is := int64(q6kx16Sum(o, a, i))
+		if elems {
+			is = 0
+			for e := 0; e < qkK; e++ {
+				v := int64(q6kx16Scale(o, i, e/16)) * int64(q6kx16Weight(o, i, e)-32) * int64(int8(a[4+e]))
+				is += max(v, -v)
+			}
+		}
+		dy := float64(math.Float32frombits(binary.LittleEndian.Uint32(a)))
+		mag += math.Abs(float64(t[le16(o[q6kx16D+2*i:])]) * dy * float64(is))
+	}
+	return mag
 }
 
 // unitScalesX16 sets the binary16 scales of the 32-element 16-row groups
@@ -348,7 +425,7 @@ func TestX16Layout(t *testing.T) {
 func TestQuantizeActX16(t *testing.T) {
 	forX16(t, func(t *testing.T, l *x16Layout) {
 		if l.corr == 0 {
-			return // Q4_K's activations are Q8_K's, with their own tests
+			return // Q4_K's and Q6_K's activations are Q8_K's, with their own tests
 		}
 		r := rand.New(rand.NewPCG(93, 94))
 		for nb := 1; nb <= 40; nb++ {
@@ -394,9 +471,8 @@ func TestX16GoMatchesFile(t *testing.T) {
 			for unit := range 2 {
 				if unit == 1 {
 					for i := 0; i < rows*nb; i++ {
-						binary.LittleEndian.PutUint16(w[i*l.fileBytes:], 0x3c00)
-						if l.typ == Q4_K {
-							binary.LittleEndian.PutUint16(w[i*l.fileBytes+2:], 0x3c00) // dmin
+						for _, at := range l.fileScaleOffsets() {
+							binary.LittleEndian.PutUint16(w[i*l.fileBytes+at:], 0x3c00)
 						}
 					}
 				}

@@ -9,16 +9,16 @@ import (
 )
 
 // Rearranging weights at load. Where the CPU has a faster kernel on a
-// rearranged layout of a weight type (quant.Repacked: Q4_0, Q8_0, Q4_K
-// and Q6_K on AVX-512 VNNI, Q4_0 and Q8_0 on AVX2), Load copies every
-// matrix of that type that goes through a matrix product (the layers'
-// and the output's; for a layout that interleaves rows, those whose row
-// count is a whole number of groups) into memory of its own, in that
-// layout;
-// prefill and decode then read those copies and not the file. The token
-// embedding keeps the file's layout, since its rows are only decoded one
-// at a time for lookup; when the output matrix is tied to it, the output
-// gets a rearranged copy of its own. Options.NoRepack turns this off.
+// rearranged layout of a weight type (quant.Repacked: Q4_0, Q5_0, Q8_0,
+// Q4_K and Q6_K on AVX-512 VNNI, Q4_0, Q5_0 and Q8_0 on AVX2), Load
+// copies every matrix of that type that goes through a matrix product
+// (the layers' and the output's; for a layout that interleaves rows,
+// those whose row count is a whole number of groups) into memory of its
+// own, in that layout; prefill and decode then read those copies and not
+// the file. The token embedding keeps the file's layout, since its rows
+// are only decoded one at a time for lookup; when the output matrix is
+// tied to it, the output gets a rearranged copy of its own.
+// Options.NoRepack turns this off.
 
 // repackable returns the matrices of w that Load rearranges when repack
 // is on.

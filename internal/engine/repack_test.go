@@ -23,16 +23,16 @@ func inFile(m *Model, b []byte) bool {
 }
 
 // TestRepackUsed: on a CPU with a repacked kernel for the type (Q8_0,
-// Q4_0, Q4_K, Q6_K), Load rearranges every matrix of the layers and the
-// (tied) output of that type whose rows are a whole number of the
+// Q4_0, Q5_0, Q4_K, Q6_K), Load rearranges every matrix of the layers and
+// the (tied) output of that type whose rows are a whole number of the
 // layout's groups into memory of its own, counts it, names the kernel,
 // and leaves the token embedding in the file (and, for the 16-row groups
-// of Q4_0, Q4_K and Q6_K, the 300-row output; Q8_0's 300-row output gets
-// the row-by-row layout, its other matrices the 16-row groups); NoRepack
-// (the --repack=false of the commands) leaves them all in the file.
-// Without such a kernel nothing changes either way.
+// of Q4_0, Q5_0, Q4_K and Q6_K, the 300-row output; Q8_0's 300-row output
+// gets the row-by-row layout, its other matrices the 16-row groups);
+// NoRepack (the --repack=false of the commands) leaves them all in the
+// file. Without such a kernel nothing changes either way.
 func TestRepackUsed(t *testing.T) {
-	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q4_K, quant.Q6_K} {
+	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q5_0, quant.Q4_K, quant.Q6_K} {
 		t.Run(typ.String(), func(t *testing.T) { testRepackUsed(t, typ) })
 	}
 }
@@ -60,7 +60,7 @@ func testRepackUsed(t *testing.T, typ quant.Type) {
 				t.Errorf("NoRepack %v: %s rearranged (name %q)", off, mx.name, mx.repacked)
 			}
 		}
-		if rp0 != nil && !off && moved == len(mats) && typ == quant.Q4_0 {
+		if rp0 != nil && !off && moved == len(mats) && typ != quant.Q8_0 {
 			t.Errorf("the 300-row output was rearranged into 16-row groups")
 		}
 		if m.w.tokenEmbd.kern != kf || !inFile(m, m.w.tokenEmbd.data) {
@@ -102,12 +102,13 @@ func testRepackUsed(t *testing.T, typ quant.Type) {
 // (top-10 log-probabilities within 0.25, argmax equal at all but two
 // positions; measured: 0.1, 37 of 38).
 // 768-wide rows (24 blocks: a group of 16 and a tail) and 1024-wide ones
-// (two whole groups). For Q4_0, Q4_K and Q6_K the same bounds (Q4_K
-// measured: 0.21, 37 of 38; Q6_K: 4e-6, 38 of 38), over a prompt and
-// continuation of 38 tokens: the batched prefill goes through the matrix
-// product's tiles of 8 (Q4_K: 4), 4 and 1 tokens.
+// (two whole groups). For Q4_0, Q5_0, Q4_K and Q6_K the same bounds (Q4_K
+// measured: 0.21, 37 of 38; Q6_K: 4e-6, 38 of 38; Q5_0: 0, 16 of 16, its
+// greedy continuation ending early), over a prompt and continuation of up
+// to 38 tokens: the batched prefill goes through the matrix product's
+// tiles of 8 (Q4_K: 4), 4 and 1 tokens.
 func TestRepackAgrees(t *testing.T) {
-	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q4_K, quant.Q6_K} {
+	for _, typ := range []quant.Type{quant.Q8_0, quant.Q4_0, quant.Q5_0, quant.Q4_K, quant.Q6_K} {
 		t.Run(typ.String(), func(t *testing.T) { testRepackAgrees(t, typ) })
 	}
 }

@@ -32,7 +32,7 @@ func actLayout(t Type) (block, bytes int) {
 		return qkK, q8_KBytes
 	case Q8_0VNNIAct:
 		return q8_0Block, q8_0VNNIActBytes
-	case Q4_0VNNIAct, Q8_0x16Act:
+	case Q4_0VNNIAct, Q5_0x16Act, Q8_0x16Act:
 		return q4_0Block, x16ActBytes
 	}
 	return 1, 4

@@ -61,10 +61,10 @@ type Repacker struct {
 // get the 16-row layouts, whose matrix products serve tiles of tokens:
 // AVX-512 VNNI kernels on CPUs with AVX-512 F, BW, VL and VNNI, AVX2 ones
 // on CPUs with AVX2, FMA and F16C, NEON ones with SDOT on arm64 CPUs with
-// the dot-product extension. With AVX-512 VNNI or SDOT, Q4_K matrices of
-// whole groups get the 16-row layout too; with AVX-512 VNNI, Q6_K
-// matrices of whole groups get theirs, and other Q8_0 matrices the
-// row-by-row layout.
+// the dot-product extension; on amd64, so do Q5_0 matrices. With AVX-512
+// VNNI or SDOT, Q4_K matrices of whole groups get the 16-row layout too;
+// with AVX-512 VNNI, Q6_K matrices of whole groups get theirs, and other
+// Q8_0 matrices the row-by-row layout.
 func Repacked(t Type, rows int) *Repacker {
 	switch {
 	case t == Q8_0 && q8_0x16Asm != nil && rows%x16Rows == 0:
@@ -73,6 +73,8 @@ func Repacked(t Type, rows int) *Repacker {
 		return &q8_0VNNIRepacker
 	case t == Q4_0 && q4_0x16Asm != nil && rows%x16Rows == 0:
 		return &q4_0VNNIRepacker
+	case t == Q5_0 && q5_0x16Asm != nil && rows%x16Rows == 0:
+		return &q5_0x16Repacker
 	case t == Q4_K && q4_Kx16Asm != nil && rows%x16Rows == 0:
 		return &q4_Kx16Repacker
 	case t == Q6_K && q6_Kx16Asm != nil && rows%x16Rows == 0:

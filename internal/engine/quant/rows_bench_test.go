@@ -27,8 +27,8 @@ func BenchmarkDotQRowsBig(b *testing.B) {
 		name string
 		typ  Type
 		rp   *Repacker // non-nil: the rows rearranged for this kernel
-	}{{"Q8_0", Q8_0, nil}, {"Q4_K", Q4_K, nil}, {"Q4_0", Q4_0, nil}, {"Q6_K", Q6_K, nil}}
-	for _, typ := range []Type{Q8_0, Q4_0, Q4_K, Q6_K} {
+	}{{"Q8_0", Q8_0, nil}, {"Q4_K", Q4_K, nil}, {"Q4_0", Q4_0, nil}, {"Q5_0", Q5_0, nil}, {"Q6_K", Q6_K, nil}}
+	for _, typ := range []Type{Q8_0, Q4_0, Q5_0, Q4_K, Q6_K} {
 		for _, rows := range []int{1, 16} { // the row-by-row layout, the 16-row groups
 			if rp := Repacked(typ, rows); rp != nil && rp.Rows == rows {
 				cases = append(cases, struct {

@@ -19,6 +19,9 @@ func x16AsmImpls(t Type) []x16Impl {
 		add("amx", q8_0x16AMX)
 		add("avx512-vnni", q8_0x16VNNI)
 		add("avx2", q8_0x16AVX2)
+	case Q5_0:
+		add("avx512-vnni", q5_0x16VNNI)
+		add("avx2", q5_0x16AVX2)
 	case Q4_K:
 		add("avx512-vnni", q4_Kx16VNNI)
 	case Q6_K:

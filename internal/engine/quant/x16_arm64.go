@@ -13,12 +13,14 @@ var (
 )
 
 // q4_0x16Asm, q8_0x16Asm and q4_Kx16Asm are the assembly MatMulQ the
-// 16-row layouts use, x16Name its instruction set; Q6_K's layout has no
-// arm64 kernel, so Repacked leaves Q6_K in the file's layout here.
+// 16-row layouts use, x16Name its instruction set; Q5_0's and Q6_K's
+// layouts have no arm64 kernel, so Repacked leaves Q5_0 and Q6_K in the
+// file's layout here.
 var (
 	q4_0x16Asm = q4_0x16SDOT
 	q8_0x16Asm = q8_0x16SDOT
 	q4_Kx16Asm = q4_Kx16SDOT
+	q5_0x16Asm x16Func
 	q6_Kx16Asm x16Func
 	x16Name    = "neon+sdot"
 	q8x16Name  = x16Name

@@ -28,12 +28,12 @@ func x16AsmImpls(t Type) []x16Impl {
 // TestX16ChosenWithSDOT pins the choice on arm64: the 16-row layouts of
 // Q4_0, Q8_0 and Q4_K exactly where the CPU has the dot-product extension
 // (as QEMU's default CPU does), the file's layouts where it has not
-// (QEMU_CPU=cortex-a53), and never the row-by-row Q8_0 layout.
+// (QEMU_CPU=cortex-a53), and never Q5_0's or the row-by-row Q8_0 layout.
 func TestX16ChosenWithSDOT(t *testing.T) {
 	for _, c := range []struct {
 		typ  Type
 		want *Repacker
-	}{{Q4_0, &q4_0VNNIRepacker}, {Q8_0, &q8_0x16Repacker}, {Q4_K, &q4_Kx16Repacker}} {
+	}{{Q4_0, &q4_0VNNIRepacker}, {Q8_0, &q8_0x16Repacker}, {Q4_K, &q4_Kx16Repacker}, {Q5_0, nil}} {
 		want := c.want
 		if !hasSDOT {
 			want = nil

@@ -2,10 +2,10 @@
 
 #include "textflag.h"
 
-// The AVX2 kernels on the 16-row layouts (q4_0vnni.go, q8_0x16.go), for
-// CPUs without AVX-512 VNNI: tiles of 4 tokens or 1, each over 8 rows at
-// a time (a half of a group, one int32 lane a row, 32 of each 64 bytes of
-// a piece). Per block: the 8 rows' scales widened by VCVTPH2PS (Y8); then
+// The AVX2 kernels on the 16-row layouts (q4_0vnni.go, q5_0x16.go,
+// q8_0x16.go), for CPUs without AVX-512 VNNI: tiles of 4 tokens or 1,
+// each over 8 rows at a time (a half of a group, one int32 lane a row, 32
+// of each 64 bytes of a piece). Per block: the 8 rows' scales widened by VCVTPH2PS (Y8); then
 // for each token the integer block sums of the 8 rows, scaled by d_w·d_x
 // into its float accumulator (Y10-Y13). The weights of a block are read
 // once for every token of the tile.
@@ -16,6 +16,13 @@
 // the eight pieces summed in int16 (at most 8·2·15·127 < 32768), widened
 // by VPMADDWD with ones and started from the block's correction (−8·Σq):
 // Σ (u−8)·q exactly.
+//
+// Q5_0 (q5x16A*): as Q4_0, with the fifth bits (the line at 256 of each
+// block, Y14) shifted by 4−e bits, masked to bit 4 and ORed onto register
+// e's nibbles: unsigned weights 0..31. Their pieces are summed in int16
+// four at a time (at most 4·2·31·127 < 32768; eight could overflow), the
+// two sums (Y15, Y9: the nibble mask is reloaded each block) widened by
+// VPMADDWD and added to the block's correction (−16·Σq).
 //
 // Q8_0 (q8x16A*): piece by piece, the signed weights w = u XOR 0x80 (Y0)
 // and |w| (Y1, unsigned: 128 for −128), then for each token, as ggml's
@@ -785,5 +792,381 @@ q8x16A1block:
 	JMP  q8x16A1group
 
 q8x16A1end:
+	VZEROUPPER
+	RET
+
+// q5x16Masks is 32 bytes of 0x0f then 32 of 0x10, for the Q5_0 tiles.
+DATA q5x16Masks<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA q5x16Masks<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA q5x16Masks<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA q5x16Masks<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA q5x16Masks<>+32(SB)/8, $0x1010101010101010
+DATA q5x16Masks<>+40(SB)/8, $0x1010101010101010
+DATA q5x16Masks<>+48(SB)/8, $0x1010101010101010
+DATA q5x16Masks<>+56(SB)/8, $0x1010101010101010
+GLOBL q5x16Masks<>(SB), RODATA|NOPTR, $64
+
+// func q5x16A4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+TEXT ·q5x16A4(SB), NOSPLIT, $0-56
+	MOVQ w+16(FP), DI
+	MOVQ groups+32(FP), BX
+	MOVQ out+40(FP), R10
+	MOVQ ldx+8(FP), R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ ldo+48(FP), R13
+	SHLQ $2, R13
+	LEAQ (R13)(R13*2), R14
+
+q5x16A4group:
+	TESTQ BX, BX
+	JZ    q5x16A4end
+	MOVQ  nb+24(FP), AX
+	LEAQ  (AX)(AX*4), AX
+	SHLQ  $6, AX
+	LEAQ  (DI)(AX*1), DX // scales: after the group's 320·nb bytes of quants
+	XORQ  R15, R15 // the half: rows 0-7, then 8-15
+
+q5x16A4half:
+	MOVQ  x+0(FP), SI
+	MOVQ  R15, AX
+	SHLQ  $5, AX
+	LEAQ  (DI)(AX*1), R11 // the half's quants: 32 bytes of each 64
+	SHRQ  $1, AX
+	LEAQ  (DX)(AX*1), R12 // its 8 scales
+	MOVQ  nb+24(FP), CX
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+	VPXOR Y12, Y12, Y12
+	VPXOR Y13, Y13, Y13
+
+q5x16A4block:
+	VCVTPH2PS (R12), Y8
+	VMOVDQU q5x16Masks<>+0(SB), Y9
+	VMOVDQU 256(R11), Y14 // the fifth bits
+	VMOVDQU 0(R11), Y0
+	VPSRLW  $4, Y0, Y4
+	VPAND   Y9, Y0, Y0
+	VPAND   Y9, Y4, Y4
+	VPSLLD  $4, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y0, Y0
+	VPAND   q5x16Masks<>+32(SB), Y14, Y15
+	VPOR    Y15, Y4, Y4
+	VMOVDQU 64(R11), Y1
+	VPSRLW  $4, Y1, Y5
+	VPAND   Y9, Y1, Y1
+	VPAND   Y9, Y5, Y5
+	VPSLLD  $3, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y1, Y1
+	VPSRLD  $1, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y5, Y5
+	VMOVDQU 128(R11), Y2
+	VPSRLW  $4, Y2, Y6
+	VPAND   Y9, Y2, Y2
+	VPAND   Y9, Y6, Y6
+	VPSLLD  $2, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y2, Y2
+	VPSRLD  $2, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y6, Y6
+	VMOVDQU 192(R11), Y3
+	VPSRLW  $4, Y3, Y7
+	VPAND   Y9, Y3, Y3
+	VPAND   Y9, Y7, Y7
+	VPSLLD  $1, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y3, Y3
+	VPSRLD  $3, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y7, Y7
+	VPBROADCASTD 0(SI), Y14
+	VPMADDUBSW   Y14, Y0, Y15
+	VPBROADCASTD 4(SI), Y14
+	VPMADDUBSW   Y14, Y1, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 8(SI), Y14
+	VPMADDUBSW   Y14, Y2, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 12(SI), Y14
+	VPMADDUBSW   Y14, Y3, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 16(SI), Y14
+	VPMADDUBSW   Y14, Y4, Y9
+	VPBROADCASTD 20(SI), Y14
+	VPMADDUBSW   Y14, Y5, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 24(SI), Y14
+	VPMADDUBSW   Y14, Y6, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 28(SI), Y14
+	VPMADDUBSW   Y14, Y7, Y14
+	VPADDW       Y14, Y9, Y9
+	VPMADDWD     x16Ones<>(SB), Y15, Y15
+	VPMADDWD     x16Ones<>(SB), Y9, Y9
+	VPADDD       Y9, Y15, Y15
+	VPBROADCASTD 32(SI), Y14
+	VPADDD       Y14, Y15, Y15
+	VCVTDQ2PS    Y15, Y15
+	VBROADCASTSS 36(SI), Y14
+	VMULPS       Y14, Y8, Y14
+	VFMADD231PS  Y14, Y15, Y10
+	VPBROADCASTD 0(SI)(R8*1), Y14
+	VPMADDUBSW   Y14, Y0, Y15
+	VPBROADCASTD 4(SI)(R8*1), Y14
+	VPMADDUBSW   Y14, Y1, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 8(SI)(R8*1), Y14
+	VPMADDUBSW   Y14, Y2, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 12(SI)(R8*1), Y14
+	VPMADDUBSW   Y14, Y3, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 16(SI)(R8*1), Y14
+	VPMADDUBSW   Y14, Y4, Y9
+	VPBROADCASTD 20(SI)(R8*1), Y14
+	VPMADDUBSW   Y14, Y5, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 24(SI)(R8*1), Y14
+	VPMADDUBSW   Y14, Y6, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 28(SI)(R8*1), Y14
+	VPMADDUBSW   Y14, Y7, Y14
+	VPADDW       Y14, Y9, Y9
+	VPMADDWD     x16Ones<>(SB), Y15, Y15
+	VPMADDWD     x16Ones<>(SB), Y9, Y9
+	VPADDD       Y9, Y15, Y15
+	VPBROADCASTD 32(SI)(R8*1), Y14
+	VPADDD       Y14, Y15, Y15
+	VCVTDQ2PS    Y15, Y15
+	VBROADCASTSS 36(SI)(R8*1), Y14
+	VMULPS       Y14, Y8, Y14
+	VFMADD231PS  Y14, Y15, Y11
+	VPBROADCASTD 0(SI)(R8*2), Y14
+	VPMADDUBSW   Y14, Y0, Y15
+	VPBROADCASTD 4(SI)(R8*2), Y14
+	VPMADDUBSW   Y14, Y1, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 8(SI)(R8*2), Y14
+	VPMADDUBSW   Y14, Y2, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 12(SI)(R8*2), Y14
+	VPMADDUBSW   Y14, Y3, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 16(SI)(R8*2), Y14
+	VPMADDUBSW   Y14, Y4, Y9
+	VPBROADCASTD 20(SI)(R8*2), Y14
+	VPMADDUBSW   Y14, Y5, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 24(SI)(R8*2), Y14
+	VPMADDUBSW   Y14, Y6, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 28(SI)(R8*2), Y14
+	VPMADDUBSW   Y14, Y7, Y14
+	VPADDW       Y14, Y9, Y9
+	VPMADDWD     x16Ones<>(SB), Y15, Y15
+	VPMADDWD     x16Ones<>(SB), Y9, Y9
+	VPADDD       Y9, Y15, Y15
+	VPBROADCASTD 32(SI)(R8*2), Y14
+	VPADDD       Y14, Y15, Y15
+	VCVTDQ2PS    Y15, Y15
+	VBROADCASTSS 36(SI)(R8*2), Y14
+	VMULPS       Y14, Y8, Y14
+	VFMADD231PS  Y14, Y15, Y12
+	VPBROADCASTD 0(SI)(R9*1), Y14
+	VPMADDUBSW   Y14, Y0, Y15
+	VPBROADCASTD 4(SI)(R9*1), Y14
+	VPMADDUBSW   Y14, Y1, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 8(SI)(R9*1), Y14
+	VPMADDUBSW   Y14, Y2, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 12(SI)(R9*1), Y14
+	VPMADDUBSW   Y14, Y3, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 16(SI)(R9*1), Y14
+	VPMADDUBSW   Y14, Y4, Y9
+	VPBROADCASTD 20(SI)(R9*1), Y14
+	VPMADDUBSW   Y14, Y5, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 24(SI)(R9*1), Y14
+	VPMADDUBSW   Y14, Y6, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 28(SI)(R9*1), Y14
+	VPMADDUBSW   Y14, Y7, Y14
+	VPADDW       Y14, Y9, Y9
+	VPMADDWD     x16Ones<>(SB), Y15, Y15
+	VPMADDWD     x16Ones<>(SB), Y9, Y9
+	VPADDD       Y9, Y15, Y15
+	VPBROADCASTD 32(SI)(R9*1), Y14
+	VPADDD       Y14, Y15, Y15
+	VCVTDQ2PS    Y15, Y15
+	VBROADCASTSS 36(SI)(R9*1), Y14
+	VMULPS       Y14, Y8, Y14
+	VFMADD231PS  Y14, Y15, Y13
+	ADDQ $40, SI
+	ADDQ $320, R11
+	ADDQ $32, R12
+	DECQ CX
+	JNZ  q5x16A4block
+
+	MOVQ R15, AX
+	SHLQ $5, AX
+	ADDQ R10, AX // the half's 8 outputs
+	VMOVUPS Y10, (AX)
+	VMOVUPS Y11, (AX)(R13*1)
+	VMOVUPS Y12, (AX)(R13*2)
+	VMOVUPS Y13, (AX)(R14*1)
+	INCQ R15
+	CMPQ R15, $2
+	JLT  q5x16A4half
+	MOVQ nb+24(FP), AX
+	SHLQ $5, AX
+	LEAQ (DX)(AX*1), DI // the next group starts after this one's scales
+	ADDQ $64, R10
+	DECQ BX
+	JMP  q5x16A4group
+
+q5x16A4end:
+	VZEROUPPER
+	RET
+
+// func q5x16A1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+TEXT ·q5x16A1(SB), NOSPLIT, $0-56
+	MOVQ w+16(FP), DI
+	MOVQ groups+32(FP), BX
+	MOVQ out+40(FP), R10
+	MOVQ ldx+8(FP), R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ ldo+48(FP), R13
+	SHLQ $2, R13
+	LEAQ (R13)(R13*2), R14
+
+q5x16A1group:
+	TESTQ BX, BX
+	JZ    q5x16A1end
+	MOVQ  nb+24(FP), AX
+	LEAQ  (AX)(AX*4), AX
+	SHLQ  $6, AX
+	LEAQ  (DI)(AX*1), DX // scales: after the group's 320·nb bytes of quants
+	XORQ  R15, R15 // the half: rows 0-7, then 8-15
+
+q5x16A1half:
+	MOVQ  x+0(FP), SI
+	MOVQ  R15, AX
+	SHLQ  $5, AX
+	LEAQ  (DI)(AX*1), R11 // the half's quants: 32 bytes of each 64
+	SHRQ  $1, AX
+	LEAQ  (DX)(AX*1), R12 // its 8 scales
+	MOVQ  nb+24(FP), CX
+	VPXOR Y10, Y10, Y10
+
+q5x16A1block:
+	VCVTPH2PS (R12), Y8
+	PREFETCHT0 4096+0(R11)
+	PREFETCHT2 24576+0(R11)
+	PREFETCHT0 4096+64(R11)
+	PREFETCHT2 24576+64(R11)
+	PREFETCHT0 4096+128(R11)
+	PREFETCHT2 24576+128(R11)
+	PREFETCHT0 4096+192(R11)
+	PREFETCHT2 24576+192(R11)
+	PREFETCHT0 4096+256(R11)
+	PREFETCHT2 24576+256(R11)
+	VMOVDQU q5x16Masks<>+0(SB), Y9
+	VMOVDQU 256(R11), Y14 // the fifth bits
+	VMOVDQU 0(R11), Y0
+	VPSRLW  $4, Y0, Y4
+	VPAND   Y9, Y0, Y0
+	VPAND   Y9, Y4, Y4
+	VPSLLD  $4, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y0, Y0
+	VPAND   q5x16Masks<>+32(SB), Y14, Y15
+	VPOR    Y15, Y4, Y4
+	VMOVDQU 64(R11), Y1
+	VPSRLW  $4, Y1, Y5
+	VPAND   Y9, Y1, Y1
+	VPAND   Y9, Y5, Y5
+	VPSLLD  $3, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y1, Y1
+	VPSRLD  $1, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y5, Y5
+	VMOVDQU 128(R11), Y2
+	VPSRLW  $4, Y2, Y6
+	VPAND   Y9, Y2, Y2
+	VPAND   Y9, Y6, Y6
+	VPSLLD  $2, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y2, Y2
+	VPSRLD  $2, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y6, Y6
+	VMOVDQU 192(R11), Y3
+	VPSRLW  $4, Y3, Y7
+	VPAND   Y9, Y3, Y3
+	VPAND   Y9, Y7, Y7
+	VPSLLD  $1, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y3, Y3
+	VPSRLD  $3, Y14, Y15
+	VPAND   q5x16Masks<>+32(SB), Y15, Y15
+	VPOR    Y15, Y7, Y7
+	VPBROADCASTD 0(SI), Y14
+	VPMADDUBSW   Y14, Y0, Y15
+	VPBROADCASTD 4(SI), Y14
+	VPMADDUBSW   Y14, Y1, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 8(SI), Y14
+	VPMADDUBSW   Y14, Y2, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 12(SI), Y14
+	VPMADDUBSW   Y14, Y3, Y14
+	VPADDW       Y14, Y15, Y15
+	VPBROADCASTD 16(SI), Y14
+	VPMADDUBSW   Y14, Y4, Y9
+	VPBROADCASTD 20(SI), Y14
+	VPMADDUBSW   Y14, Y5, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 24(SI), Y14
+	VPMADDUBSW   Y14, Y6, Y14
+	VPADDW       Y14, Y9, Y9
+	VPBROADCASTD 28(SI), Y14
+	VPMADDUBSW   Y14, Y7, Y14
+	VPADDW       Y14, Y9, Y9
+	VPMADDWD     x16Ones<>(SB), Y15, Y15
+	VPMADDWD     x16Ones<>(SB), Y9, Y9
+	VPADDD       Y9, Y15, Y15
+	VPBROADCASTD 32(SI), Y14
+	VPADDD       Y14, Y15, Y15
+	VCVTDQ2PS    Y15, Y15
+	VBROADCASTSS 36(SI), Y14
+	VMULPS       Y14, Y8, Y14
+	VFMADD231PS  Y14, Y15, Y10
+	ADDQ $40, SI
+	ADDQ $320, R11
+	ADDQ $32, R12
+	DECQ CX
+	JNZ  q5x16A1block
+
+	MOVQ R15, AX
+	SHLQ $5, AX
+	ADDQ R10, AX // the half's 8 outputs
+	VMOVUPS Y10, (AX)
+	INCQ R15
+	CMPQ R15, $2
+	JLT  q5x16A1half
+	MOVQ nb+24(FP), AX
+	SHLQ $5, AX
+	LEAQ (DX)(AX*1), DI // the next group starts after this one's scales
+	ADDQ $64, R10
+	DECQ BX
+	JMP  q5x16A1group
+
+q5x16A1end:
 	VZEROUPPER
 	RET

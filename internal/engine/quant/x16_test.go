@@ -7,10 +7,11 @@ import (
 	"testing"
 )
 
-// x16Layout is one of the 16-row layouts (Q4_0's, Q8_0's, Q4_K's,
+// x16Layout is one of the 16-row layouts (Q4_0's, Q8_0's, Q5_0's, Q4_K's,
 // Q6_K's) with what its tests need: the file's type and block size,
-// random rows of it, the layout's rearrangement and its inverse, the signed weights of a file
-// block, the activation correction's factor, and the kernels.
+// random rows of it, the layout's rearrangement and its inverse, the
+// signed weights of a file block, the activation correction's factor,
+// and the kernels.
 type x16Layout struct {
 	typ        Type
 	fileBytes  int // bytes of one block of one file row
@@ -66,6 +67,21 @@ var x16Layouts = []x16Layout{
 		quantize: quantizeActQ8_0x16, corr: -128,
 		mm: matMulQ8_0x16, mmGo: matMulQ8_0x16Go, asm: &q8_0x16Asm, groupBytes: q8x16Bytes,
 		block: 32, actBytes: x16ActBytes, mag: (*x16Layout).x16Mag, unitScales: unitScalesX16(512), unitAct: unitActX16,
+	},
+	{
+		typ: Q5_0, fileBytes: q5_0Bytes, qsBytes: q5x16Quants, randRows: randQ5_0Rows,
+		repack: repackQ5_0x16, unpack: unpackQ5_0x16,
+		weights: func(b []byte) (w [32]int) {
+			qh := binary.LittleEndian.Uint32(b[2:])
+			for j := 0; j < 16; j++ {
+				w[j] = int(b[6+j]&0x0f) | int(qh>>j&1)<<4 - 16
+				w[16+j] = int(b[6+j]>>4) | int(qh>>(16+j)&1)<<4 - 16
+			}
+			return w
+		},
+		quantize: quantizeActQ5_0x16, corr: -16,
+		mm: matMulQ5_0x16, mmGo: matMulQ5_0x16Go, asm: &q5_0x16Asm, groupBytes: q5x16Bytes,
+		block: 32, actBytes: x16ActBytes, mag: (*x16Layout).x16Mag, unitScales: unitScalesX16(q5x16Quants), unitAct: unitActX16,
 	},
 	{
 		typ: Q4_K, fileBytes: q4_KBytes, randRows: randQ4_KRows, fileScales: []int{0, 2},
@@ -309,6 +325,29 @@ func randQ4_0Rows(r *rand.Rand, nb, rows int) []byte {
 		binary.LittleEndian.PutUint16(b, f32ToF16(float32(math.Ldexp((r.Float64()+0.5)*float64(1-2*r.IntN(2)), r.IntN(12)-16))))
 		kind := r.IntN(8)
 		for j := 2; j < q4_0Bytes; j++ {
+			switch kind {
+			case 0:
+				b[j] = 0
+			case 1:
+				b[j] = 0xff
+			default:
+				b[j] = byte(r.Uint32())
+			}
+		}
+	}
+	return w
+}
+
+// randQ5_0Rows returns rows random Q5_0 rows of nb blocks: quants and
+// fifth bits drawn from every value and scales of random sign and
+// magnitude, with some blocks forced to all 0 (-16) or all 31.
+func randQ5_0Rows(r *rand.Rand, nb, rows int) []byte {
+	w := make([]byte, rows*nb*q5_0Bytes)
+	for i := 0; i < rows*nb; i++ {
+		b := w[i*q5_0Bytes : (i+1)*q5_0Bytes]
+		binary.LittleEndian.PutUint16(b, f32ToF16(float32(math.Ldexp((r.Float64()+0.5)*float64(1-2*r.IntN(2)), r.IntN(12)-16))))
+		kind := r.IntN(8)
+		for j := 2; j < q5_0Bytes; j++ {
 			switch kind {
 			case 0:
 				b[j] = 0

@@ -1,0 +1,429 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The Q5_0 kernels on groups of 16 interleaved rows (q5_0x16.go), for a
+// tile of 8, 4 or 1 tokens, as Q4_0's (q4_0vnni_amd64.s) with the fifth
+// bits added. Per block of a group: the 16 rows' scales widened by
+// VCVTPH2PS (Z8); the 256 bytes of nibbles masked and shifted as Q4_0's,
+// and onto register e of them (Z0-Z7, elements 4e..4e+3 of every row, one
+// row per int32 lane) the line of rearranged fifth bits (Z10) shifted by
+// 4−e bits and ORed under a mask of bit 4 (Z14) by VPTERNLOGD: unsigned
+// weights 0..31. Then for each token an int32 accumulator set to its
+// block's correction (−16·Σq) and eight VPDPBUSD, each against 4
+// activation bytes broadcast to every lane: the lanes then hold the 16
+// rows' integer block sums Σ (u−16)·q exactly. Converted to float, they
+// are multiplied by d_w·d_x (the rows' scales times the token's
+// broadcast) into the token's float accumulator (Z16-Z23). The weights
+// are read and unpacked once per block for every token of the tile. The
+// 1-token tile (decode) prefetches 4 KiB ahead into L1 and 24 KiB ahead
+// into the outer caches, as the AVX2 ones do (x16_avx2_amd64.s): without
+// it, it streamed about 25 % slower (BenchmarkDotQRowsBig, cpuGB/s).
+//
+// Registers: SI and R15 the activations of tokens 0-3 and 4-7 (block k at
+// 40·k; a token's row ldx bytes after the previous: R8 = ldx, R9 = 3·ldx),
+// DI the group's quants (320 bytes a block), DX its scales, R10 the
+// outputs (R13 = 4·ldo, R14 = 12·ldo), Z9 bytes of 0x0f, Z14 of 0x10.
+
+// q5x16Bit4 is bit 4 of each byte of a dword, for VPBROADCASTD.
+DATA q5x16Bit4<>+0(SB)/4, $0x10101010
+GLOBL q5x16Bit4<>(SB), RODATA|NOPTR, $4
+
+// func q5x16T8(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+TEXT ·q5x16T8(SB), NOSPLIT, $0-56
+	MOVQ w+16(FP), DI
+	MOVQ groups+32(FP), BX
+	MOVQ out+40(FP), R10
+	MOVQ ldx+8(FP), R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ ldo+48(FP), R13
+	SHLQ $2, R13
+	LEAQ (R13)(R13*2), R14
+	MOVL $0x0f0f0f0f, AX
+	VPBROADCASTD AX, Z9
+	VPBROADCASTD q5x16Bit4<>(SB), Z14
+
+q5x16T8group:
+	TESTQ BX, BX
+	JZ    q5x16T8end
+	MOVQ  x+0(FP), SI
+	LEAQ  (SI)(R8*4), R15
+	MOVQ  nb+24(FP), CX
+	LEAQ  (CX)(CX*4), AX
+	SHLQ  $6, AX
+	LEAQ  (DI)(AX*1), DX // scales: after the group's 320·nb bytes of quants
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+
+q5x16T8block:
+	VCVTPH2PS (DX), Z8
+	VMOVDQU32 256(DI), Z10
+	VPANDD    0(DI), Z9, Z0
+	VPSLLD    $4, Z10, Z11
+	VPTERNLOGD $0xf8, Z14, Z11, Z0 // |= fifth bits
+	VPANDD    64(DI), Z9, Z1
+	VPSLLD    $3, Z10, Z12
+	VPTERNLOGD $0xf8, Z14, Z12, Z1 // |= fifth bits
+	VPANDD    128(DI), Z9, Z2
+	VPSLLD    $2, Z10, Z13
+	VPTERNLOGD $0xf8, Z14, Z13, Z2 // |= fifth bits
+	VPANDD    192(DI), Z9, Z3
+	VPSLLD    $1, Z10, Z15
+	VPTERNLOGD $0xf8, Z14, Z15, Z3 // |= fifth bits
+	VPSRLW    $4, 0(DI), Z4
+	VPANDD    Z9, Z4, Z4
+	VPTERNLOGD $0xf8, Z14, Z10, Z4 // |= fifth bits
+	VPSRLW    $4, 64(DI), Z5
+	VPANDD    Z9, Z5, Z5
+	VPSRLD    $1, Z10, Z12
+	VPTERNLOGD $0xf8, Z14, Z12, Z5 // |= fifth bits
+	VPSRLW    $4, 128(DI), Z6
+	VPANDD    Z9, Z6, Z6
+	VPSRLD    $2, Z10, Z13
+	VPTERNLOGD $0xf8, Z14, Z13, Z6 // |= fifth bits
+	VPSRLW    $4, 192(DI), Z7
+	VPANDD    Z9, Z7, Z7
+	VPSRLD    $3, Z10, Z15
+	VPTERNLOGD $0xf8, Z14, Z15, Z7 // |= fifth bits
+	VPBROADCASTD 32(SI), Z24
+	VPBROADCASTD 32(SI)(R8*1), Z25
+	VPBROADCASTD 32(SI)(R8*2), Z26
+	VPBROADCASTD 32(SI)(R9*1), Z27
+	VPBROADCASTD 32(R15), Z28
+	VPBROADCASTD 32(R15)(R8*1), Z29
+	VPBROADCASTD 32(R15)(R8*2), Z30
+	VPBROADCASTD 32(R15)(R9*1), Z31
+	VPDPBUSD.BCST 0(SI), Z0, Z24
+	VPDPBUSD.BCST 0(SI)(R8*1), Z0, Z25
+	VPDPBUSD.BCST 0(SI)(R8*2), Z0, Z26
+	VPDPBUSD.BCST 0(SI)(R9*1), Z0, Z27
+	VPDPBUSD.BCST 0(R15), Z0, Z28
+	VPDPBUSD.BCST 0(R15)(R8*1), Z0, Z29
+	VPDPBUSD.BCST 0(R15)(R8*2), Z0, Z30
+	VPDPBUSD.BCST 0(R15)(R9*1), Z0, Z31
+	VPDPBUSD.BCST 4(SI), Z1, Z24
+	VPDPBUSD.BCST 4(SI)(R8*1), Z1, Z25
+	VPDPBUSD.BCST 4(SI)(R8*2), Z1, Z26
+	VPDPBUSD.BCST 4(SI)(R9*1), Z1, Z27
+	VPDPBUSD.BCST 4(R15), Z1, Z28
+	VPDPBUSD.BCST 4(R15)(R8*1), Z1, Z29
+	VPDPBUSD.BCST 4(R15)(R8*2), Z1, Z30
+	VPDPBUSD.BCST 4(R15)(R9*1), Z1, Z31
+	VPDPBUSD.BCST 8(SI), Z2, Z24
+	VPDPBUSD.BCST 8(SI)(R8*1), Z2, Z25
+	VPDPBUSD.BCST 8(SI)(R8*2), Z2, Z26
+	VPDPBUSD.BCST 8(SI)(R9*1), Z2, Z27
+	VPDPBUSD.BCST 8(R15), Z2, Z28
+	VPDPBUSD.BCST 8(R15)(R8*1), Z2, Z29
+	VPDPBUSD.BCST 8(R15)(R8*2), Z2, Z30
+	VPDPBUSD.BCST 8(R15)(R9*1), Z2, Z31
+	VPDPBUSD.BCST 12(SI), Z3, Z24
+	VPDPBUSD.BCST 12(SI)(R8*1), Z3, Z25
+	VPDPBUSD.BCST 12(SI)(R8*2), Z3, Z26
+	VPDPBUSD.BCST 12(SI)(R9*1), Z3, Z27
+	VPDPBUSD.BCST 12(R15), Z3, Z28
+	VPDPBUSD.BCST 12(R15)(R8*1), Z3, Z29
+	VPDPBUSD.BCST 12(R15)(R8*2), Z3, Z30
+	VPDPBUSD.BCST 12(R15)(R9*1), Z3, Z31
+	VPDPBUSD.BCST 16(SI), Z4, Z24
+	VPDPBUSD.BCST 16(SI)(R8*1), Z4, Z25
+	VPDPBUSD.BCST 16(SI)(R8*2), Z4, Z26
+	VPDPBUSD.BCST 16(SI)(R9*1), Z4, Z27
+	VPDPBUSD.BCST 16(R15), Z4, Z28
+	VPDPBUSD.BCST 16(R15)(R8*1), Z4, Z29
+	VPDPBUSD.BCST 16(R15)(R8*2), Z4, Z30
+	VPDPBUSD.BCST 16(R15)(R9*1), Z4, Z31
+	VPDPBUSD.BCST 20(SI), Z5, Z24
+	VPDPBUSD.BCST 20(SI)(R8*1), Z5, Z25
+	VPDPBUSD.BCST 20(SI)(R8*2), Z5, Z26
+	VPDPBUSD.BCST 20(SI)(R9*1), Z5, Z27
+	VPDPBUSD.BCST 20(R15), Z5, Z28
+	VPDPBUSD.BCST 20(R15)(R8*1), Z5, Z29
+	VPDPBUSD.BCST 20(R15)(R8*2), Z5, Z30
+	VPDPBUSD.BCST 20(R15)(R9*1), Z5, Z31
+	VPDPBUSD.BCST 24(SI), Z6, Z24
+	VPDPBUSD.BCST 24(SI)(R8*1), Z6, Z25
+	VPDPBUSD.BCST 24(SI)(R8*2), Z6, Z26
+	VPDPBUSD.BCST 24(SI)(R9*1), Z6, Z27
+	VPDPBUSD.BCST 24(R15), Z6, Z28
+	VPDPBUSD.BCST 24(R15)(R8*1), Z6, Z29
+	VPDPBUSD.BCST 24(R15)(R8*2), Z6, Z30
+	VPDPBUSD.BCST 24(R15)(R9*1), Z6, Z31
+	VPDPBUSD.BCST 28(SI), Z7, Z24
+	VPDPBUSD.BCST 28(SI)(R8*1), Z7, Z25
+	VPDPBUSD.BCST 28(SI)(R8*2), Z7, Z26
+	VPDPBUSD.BCST 28(SI)(R9*1), Z7, Z27
+	VPDPBUSD.BCST 28(R15), Z7, Z28
+	VPDPBUSD.BCST 28(R15)(R8*1), Z7, Z29
+	VPDPBUSD.BCST 28(R15)(R8*2), Z7, Z30
+	VPDPBUSD.BCST 28(R15)(R9*1), Z7, Z31
+	VCVTDQ2PS     Z24, Z24
+	VMULPS.BCST   36(SI), Z8, Z10
+	VFMADD231PS   Z10, Z24, Z16
+	VCVTDQ2PS     Z25, Z25
+	VMULPS.BCST   36(SI)(R8*1), Z8, Z11
+	VFMADD231PS   Z11, Z25, Z17
+	VCVTDQ2PS     Z26, Z26
+	VMULPS.BCST   36(SI)(R8*2), Z8, Z12
+	VFMADD231PS   Z12, Z26, Z18
+	VCVTDQ2PS     Z27, Z27
+	VMULPS.BCST   36(SI)(R9*1), Z8, Z13
+	VFMADD231PS   Z13, Z27, Z19
+	VCVTDQ2PS     Z28, Z28
+	VMULPS.BCST   36(R15), Z8, Z15
+	VFMADD231PS   Z15, Z28, Z20
+	VCVTDQ2PS     Z29, Z29
+	VMULPS.BCST   36(R15)(R8*1), Z8, Z10
+	VFMADD231PS   Z10, Z29, Z21
+	VCVTDQ2PS     Z30, Z30
+	VMULPS.BCST   36(R15)(R8*2), Z8, Z11
+	VFMADD231PS   Z11, Z30, Z22
+	VCVTDQ2PS     Z31, Z31
+	VMULPS.BCST   36(R15)(R9*1), Z8, Z12
+	VFMADD231PS   Z12, Z31, Z23
+	ADDQ $40, SI
+	ADDQ $40, R15
+	ADDQ $320, DI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ  q5x16T8block
+
+	LEAQ (R10)(R13*4), AX
+	VMOVUPS Z16, (R10)
+	VMOVUPS Z17, (R10)(R13*1)
+	VMOVUPS Z18, (R10)(R13*2)
+	VMOVUPS Z19, (R10)(R14*1)
+	VMOVUPS Z20, (AX)
+	VMOVUPS Z21, (AX)(R13*1)
+	VMOVUPS Z22, (AX)(R13*2)
+	VMOVUPS Z23, (AX)(R14*1)
+	MOVQ DX, DI // the next group starts after this one's scales
+	ADDQ $64, R10
+	DECQ BX
+	JMP  q5x16T8group
+
+q5x16T8end:
+	VZEROUPPER
+	RET
+
+// func q5x16T4(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+TEXT ·q5x16T4(SB), NOSPLIT, $0-56
+	MOVQ w+16(FP), DI
+	MOVQ groups+32(FP), BX
+	MOVQ out+40(FP), R10
+	MOVQ ldx+8(FP), R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ ldo+48(FP), R13
+	SHLQ $2, R13
+	LEAQ (R13)(R13*2), R14
+	MOVL $0x0f0f0f0f, AX
+	VPBROADCASTD AX, Z9
+	VPBROADCASTD q5x16Bit4<>(SB), Z14
+
+q5x16T4group:
+	TESTQ BX, BX
+	JZ    q5x16T4end
+	MOVQ  x+0(FP), SI
+	MOVQ  nb+24(FP), CX
+	LEAQ  (CX)(CX*4), AX
+	SHLQ  $6, AX
+	LEAQ  (DI)(AX*1), DX // scales: after the group's 320·nb bytes of quants
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+
+q5x16T4block:
+	VCVTPH2PS (DX), Z8
+	VMOVDQU32 256(DI), Z10
+	VPANDD    0(DI), Z9, Z0
+	VPSLLD    $4, Z10, Z11
+	VPTERNLOGD $0xf8, Z14, Z11, Z0 // |= fifth bits
+	VPANDD    64(DI), Z9, Z1
+	VPSLLD    $3, Z10, Z12
+	VPTERNLOGD $0xf8, Z14, Z12, Z1 // |= fifth bits
+	VPANDD    128(DI), Z9, Z2
+	VPSLLD    $2, Z10, Z13
+	VPTERNLOGD $0xf8, Z14, Z13, Z2 // |= fifth bits
+	VPANDD    192(DI), Z9, Z3
+	VPSLLD    $1, Z10, Z15
+	VPTERNLOGD $0xf8, Z14, Z15, Z3 // |= fifth bits
+	VPSRLW    $4, 0(DI), Z4
+	VPANDD    Z9, Z4, Z4
+	VPTERNLOGD $0xf8, Z14, Z10, Z4 // |= fifth bits
+	VPSRLW    $4, 64(DI), Z5
+	VPANDD    Z9, Z5, Z5
+	VPSRLD    $1, Z10, Z12
+	VPTERNLOGD $0xf8, Z14, Z12, Z5 // |= fifth bits
+	VPSRLW    $4, 128(DI), Z6
+	VPANDD    Z9, Z6, Z6
+	VPSRLD    $2, Z10, Z13
+	VPTERNLOGD $0xf8, Z14, Z13, Z6 // |= fifth bits
+	VPSRLW    $4, 192(DI), Z7
+	VPANDD    Z9, Z7, Z7
+	VPSRLD    $3, Z10, Z15
+	VPTERNLOGD $0xf8, Z14, Z15, Z7 // |= fifth bits
+	VPBROADCASTD 32(SI), Z24
+	VPBROADCASTD 32(SI)(R8*1), Z25
+	VPBROADCASTD 32(SI)(R8*2), Z26
+	VPBROADCASTD 32(SI)(R9*1), Z27
+	VPDPBUSD.BCST 0(SI), Z0, Z24
+	VPDPBUSD.BCST 0(SI)(R8*1), Z0, Z25
+	VPDPBUSD.BCST 0(SI)(R8*2), Z0, Z26
+	VPDPBUSD.BCST 0(SI)(R9*1), Z0, Z27
+	VPDPBUSD.BCST 4(SI), Z1, Z24
+	VPDPBUSD.BCST 4(SI)(R8*1), Z1, Z25
+	VPDPBUSD.BCST 4(SI)(R8*2), Z1, Z26
+	VPDPBUSD.BCST 4(SI)(R9*1), Z1, Z27
+	VPDPBUSD.BCST 8(SI), Z2, Z24
+	VPDPBUSD.BCST 8(SI)(R8*1), Z2, Z25
+	VPDPBUSD.BCST 8(SI)(R8*2), Z2, Z26
+	VPDPBUSD.BCST 8(SI)(R9*1), Z2, Z27
+	VPDPBUSD.BCST 12(SI), Z3, Z24
+	VPDPBUSD.BCST 12(SI)(R8*1), Z3, Z25
+	VPDPBUSD.BCST 12(SI)(R8*2), Z3, Z26
+	VPDPBUSD.BCST 12(SI)(R9*1), Z3, Z27
+	VPDPBUSD.BCST 16(SI), Z4, Z24
+	VPDPBUSD.BCST 16(SI)(R8*1), Z4, Z25
+	VPDPBUSD.BCST 16(SI)(R8*2), Z4, Z26
+	VPDPBUSD.BCST 16(SI)(R9*1), Z4, Z27
+	VPDPBUSD.BCST 20(SI), Z5, Z24
+	VPDPBUSD.BCST 20(SI)(R8*1), Z5, Z25
+	VPDPBUSD.BCST 20(SI)(R8*2), Z5, Z26
+	VPDPBUSD.BCST 20(SI)(R9*1), Z5, Z27
+	VPDPBUSD.BCST 24(SI), Z6, Z24
+	VPDPBUSD.BCST 24(SI)(R8*1), Z6, Z25
+	VPDPBUSD.BCST 24(SI)(R8*2), Z6, Z26
+	VPDPBUSD.BCST 24(SI)(R9*1), Z6, Z27
+	VPDPBUSD.BCST 28(SI), Z7, Z24
+	VPDPBUSD.BCST 28(SI)(R8*1), Z7, Z25
+	VPDPBUSD.BCST 28(SI)(R8*2), Z7, Z26
+	VPDPBUSD.BCST 28(SI)(R9*1), Z7, Z27
+	VCVTDQ2PS     Z24, Z24
+	VMULPS.BCST   36(SI), Z8, Z10
+	VFMADD231PS   Z10, Z24, Z16
+	VCVTDQ2PS     Z25, Z25
+	VMULPS.BCST   36(SI)(R8*1), Z8, Z11
+	VFMADD231PS   Z11, Z25, Z17
+	VCVTDQ2PS     Z26, Z26
+	VMULPS.BCST   36(SI)(R8*2), Z8, Z12
+	VFMADD231PS   Z12, Z26, Z18
+	VCVTDQ2PS     Z27, Z27
+	VMULPS.BCST   36(SI)(R9*1), Z8, Z13
+	VFMADD231PS   Z13, Z27, Z19
+	ADDQ $40, SI
+	ADDQ $320, DI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ  q5x16T4block
+
+	VMOVUPS Z16, (R10)
+	VMOVUPS Z17, (R10)(R13*1)
+	VMOVUPS Z18, (R10)(R13*2)
+	VMOVUPS Z19, (R10)(R14*1)
+	MOVQ DX, DI // the next group starts after this one's scales
+	ADDQ $64, R10
+	DECQ BX
+	JMP  q5x16T4group
+
+q5x16T4end:
+	VZEROUPPER
+	RET
+
+// func q5x16T1(x *byte, ldx int, w *byte, nb int, groups int, out *float32, ldo int)
+TEXT ·q5x16T1(SB), NOSPLIT, $0-56
+	MOVQ w+16(FP), DI
+	MOVQ groups+32(FP), BX
+	MOVQ out+40(FP), R10
+	MOVQ ldx+8(FP), R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ ldo+48(FP), R13
+	SHLQ $2, R13
+	LEAQ (R13)(R13*2), R14
+	MOVL $0x0f0f0f0f, AX
+	VPBROADCASTD AX, Z9
+	VPBROADCASTD q5x16Bit4<>(SB), Z14
+
+q5x16T1group:
+	TESTQ BX, BX
+	JZ    q5x16T1end
+	MOVQ  x+0(FP), SI
+	MOVQ  nb+24(FP), CX
+	LEAQ  (CX)(CX*4), AX
+	SHLQ  $6, AX
+	LEAQ  (DI)(AX*1), DX // scales: after the group's 320·nb bytes of quants
+	VPXORD Z16, Z16, Z16
+
+q5x16T1block:
+	VCVTPH2PS (DX), Z8
+	PREFETCHT0 4096+0(DI)
+	PREFETCHT2 24576+0(DI)
+	PREFETCHT0 4096+64(DI)
+	PREFETCHT2 24576+64(DI)
+	PREFETCHT0 4096+128(DI)
+	PREFETCHT2 24576+128(DI)
+	PREFETCHT0 4096+192(DI)
+	PREFETCHT2 24576+192(DI)
+	PREFETCHT0 4096+256(DI)
+	PREFETCHT2 24576+256(DI)
+	VMOVDQU32 256(DI), Z10
+	VPANDD    0(DI), Z9, Z0
+	VPSLLD    $4, Z10, Z11
+	VPTERNLOGD $0xf8, Z14, Z11, Z0 // |= fifth bits
+	VPANDD    64(DI), Z9, Z1
+	VPSLLD    $3, Z10, Z12
+	VPTERNLOGD $0xf8, Z14, Z12, Z1 // |= fifth bits
+	VPANDD    128(DI), Z9, Z2
+	VPSLLD    $2, Z10, Z13
+	VPTERNLOGD $0xf8, Z14, Z13, Z2 // |= fifth bits
+	VPANDD    192(DI), Z9, Z3
+	VPSLLD    $1, Z10, Z15
+	VPTERNLOGD $0xf8, Z14, Z15, Z3 // |= fifth bits
+	VPSRLW    $4, 0(DI), Z4
+	VPANDD    Z9, Z4, Z4
+	VPTERNLOGD $0xf8, Z14, Z10, Z4 // |= fifth bits
+	VPSRLW    $4, 64(DI), Z5
+	VPANDD    Z9, Z5, Z5
+	VPSRLD    $1, Z10, Z12
+	VPTERNLOGD $0xf8, Z14, Z12, Z5 // |= fifth bits
+	VPSRLW    $4, 128(DI), Z6
+	VPANDD    Z9, Z6, Z6
+	VPSRLD    $2, Z10, Z13
+	VPTERNLOGD $0xf8, Z14, Z13, Z6 // |= fifth bits
+	VPSRLW    $4, 192(DI), Z7
+	VPANDD    Z9, Z7, Z7
+	VPSRLD    $3, Z10, Z15
+	VPTERNLOGD $0xf8, Z14, Z15, Z7 // |= fifth bits
+	VPBROADCASTD 32(SI), Z24
+	VPDPBUSD.BCST 0(SI), Z0, Z24
+	VPDPBUSD.BCST 4(SI), Z1, Z24
+	VPDPBUSD.BCST 8(SI), Z2, Z24
+	VPDPBUSD.BCST 12(SI), Z3, Z24
+	VPDPBUSD.BCST 16(SI), Z4, Z24
+	VPDPBUSD.BCST 20(SI), Z5, Z24
+	VPDPBUSD.BCST 24(SI), Z6, Z24
+	VPDPBUSD.BCST 28(SI), Z7, Z24
+	VCVTDQ2PS     Z24, Z24
+	VMULPS.BCST   36(SI), Z8, Z10
+	VFMADD231PS   Z10, Z24, Z16
+	ADDQ $40, SI
+	ADDQ $320, DI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ  q5x16T1block
+
+	VMOVUPS Z16, (R10)
+	MOVQ DX, DI // the next group starts after this one's scales
+	ADDQ $64, R10
+	DECQ BX
+	JMP  q5x16T1group
+
+q5x16T1end:
+	VZEROUPPER
+	RET

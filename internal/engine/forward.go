@@ -15,6 +15,7 @@ type state struct {
 	hb      []float32 // (batch, ffn) gate, then silu(gate)*up
 	hb2     []float32 // (batch, ffn) up
 	logits  []float32 // (vocab) of the last token
+	outputs int       // forward passes that computed logits (for tests)
 	scratch []float32 // (threads, scratchLen) per-worker space
 	scrLen  int
 	kCache  []float32 // (layer, ctx, kv_dim), with an f32 cache
@@ -266,9 +267,12 @@ func (m *Model) matmul(s *state, x []float32, batch int, mats []*matrix, outs ..
 }
 
 // forward runs tokens (at most the batch size) through the model at
-// positions pos, pos+1, ... and leaves the logits of the last token in
-// s.logits.
-func (m *Model) forward(s *state, tokens []int32, pos int) {
+// positions pos, pos+1, ..., writing their keys and values into the
+// cache, and, when logits is set, leaves the logits of the last token in
+// s.logits. A prompt's batches before its last need no logits: the
+// output matrix (the vocabulary's rows, as large as several layers) is
+// then not read at all.
+func (m *Model) forward(s *state, tokens []int32, pos int, logits bool) {
 	c, w := m.cfg, m.w
 	B, dim, qd, kvd, ffn := len(tokens), c.Dim, c.QDim(), c.KVDim(), c.FFN
 	for b, t := range tokens {
@@ -326,9 +330,12 @@ func (m *Model) forward(s *state, tokens []int32, pos int) {
 		m.matmul(s, s.hb, B, mats[:1], s.xb)
 		add(s.x[:B*dim], s.xb[:B*dim])
 	}
-	last := s.x[(B-1)*dim : B*dim]
-	rmsnorm(s.xb[:dim], last, w.outputNorm, c.NormEps)
-	mats[0] = &w.output
-	m.matmul(s, s.xb[:dim], 1, mats[:1], s.logits)
+	if logits {
+		last := s.x[(B-1)*dim : B*dim]
+		rmsnorm(s.xb[:dim], last, w.outputNorm, c.NormEps)
+		mats[0] = &w.output
+		m.matmul(s, s.xb[:dim], 1, mats[:1], s.logits)
+		s.outputs++
+	}
 	m.pool.rest()
 }

@@ -126,7 +126,7 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 			return res, err
 		}
 		n := min(m.batch, len(prompt)-pos)
-		m.forward(s.st, prompt[pos:pos+n], pos)
+		m.forward(s.st, prompt[pos:pos+n], pos, pos+n == len(prompt))
 		s.cached = append(s.cached, prompt[pos:pos+n]...)
 		pos += n
 	}
@@ -189,7 +189,7 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 			return res, nil
 		}
 		s.one[0] = tok
-		m.forward(s.st, s.one[:], pos)
+		m.forward(s.st, s.one[:], pos, true)
 		s.cached = append(s.cached, tok)
 		pos++
 	}
@@ -239,7 +239,7 @@ func (s *Session) Logits(tokens []int32) (_ [][]float32, err error) {
 		if t < 0 || int(t) >= m.cfg.Vocab {
 			return nil, fmt.Errorf("engine: token %d outside the vocabulary", t)
 		}
-		m.forward(s.st, tokens[i:i+1], i)
+		m.forward(s.st, tokens[i:i+1], i, true)
 		out[i] = append([]float32(nil), s.st.logits...)
 	}
 	return out, nil

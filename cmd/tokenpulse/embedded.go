@@ -32,7 +32,7 @@ func (e *embeddedFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&e.model, "model", "", "GGUF model for the embedded server (default: the bundled stories260K); ignored with --url")
 	fl.IntVar(&e.ctx, "ctx", 0, "context size of the embedded server (default min(2048, the model's own); the bundled model's own is 512)")
 	fl.IntVar(&e.threads, "threads", 0, "threads of the embedded engine (default: the number of cores less one, which is left to the measuring client)")
-	fl.IntVar(&e.batch, "batch", 0, "prompt batch size of the embedded engine (default 32)")
+	fl.IntVar(&e.batch, "batch", 0, "prompt batch size of the embedded engine (default 256)")
 	fl.IntVar(&e.parallel, "parallel", 1, "requests the embedded server generates at once (the rest queue)")
 	fl.Var(&e.maxMemory, "max-memory", maxMemoryUsage)
 	fl.Var(&e.kvType, "kv-type", kvTypeUsage)

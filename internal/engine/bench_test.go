@@ -128,7 +128,7 @@ func BenchmarkDecode(b *testing.B) {
 			s := m.NewSession()
 			prompt := []int32{1, 403, 407, 261, 378}
 			for p := 0; p < len(prompt); p++ {
-				m.forward(s.st, prompt[p:p+1], p, true)
+				m.forward(s.st, prompt[p:p+1], p, true, nil)
 			}
 			pos := len(prompt)
 			durs := make([]float64, 0, b.N)
@@ -138,7 +138,7 @@ func BenchmarkDecode(b *testing.B) {
 			for n := 0; n < b.N; n++ {
 				t0 := time.Now()
 				s.one[0] = argmax(s.st.logits)
-				m.forward(s.st, s.one[:], pos, true)
+				m.forward(s.st, s.one[:], pos, true, nil)
 				durs = append(durs, float64(time.Since(t0).Nanoseconds()))
 				pos++
 				if pos == m.ctx {
@@ -170,7 +170,7 @@ func BenchmarkPrefill(b *testing.B) {
 			for k := 0; k < b.N; k++ {
 				for pos := 0; pos < n; pos += m.batch {
 					e := min(pos+m.batch, n)
-					m.forward(s.st, prompt[pos:e], pos, e == n)
+					m.forward(s.st, prompt[pos:e], pos, e == n, nil)
 				}
 			}
 			b.StopTimer()

@@ -110,7 +110,12 @@ type Options struct {
 }
 
 // DefaultBatch is the prefill batch size used when Options.BatchSize is 0.
-const DefaultBatch = 32
+// The weights stream from memory once a batch, so a larger batch reads
+// them fewer times: a 256-token prompt on the 0.5B Q8_0 file prefilled
+// at 262-283 tok/s in batches of 32 and 377-408 in one of 256 (one
+// thread, `generate --batch`). Cancellation is still seen between the
+// layers of a batch (forward's stop).
+const DefaultBatch = 256
 
 // Model is a loaded model: configuration, weights, tokenizer and the worker
 // pool.

@@ -272,7 +272,13 @@ func (m *Model) matmul(s *state, x []float32, batch int, mats []*matrix, outs ..
 // s.logits. A prompt's batches before its last need no logits: the
 // output matrix (the vocabulary's rows, as large as several layers) is
 // then not read at all.
-func (m *Model) forward(s *state, tokens []int32, pos int, logits bool) {
+//
+// stop, when not nil, is asked between layers: once it says true,
+// forward returns false at once, the cache holding the batch's keys and
+// values for some layers only (so the caller must not count the batch as
+// run). A batch of hundreds of prompt tokens takes seconds on a large
+// model; a cancelled request does not hold the engine that long.
+func (m *Model) forward(s *state, tokens []int32, pos int, logits bool, stop func() bool) bool {
 	c, w := m.cfg, m.w
 	B, dim, qd, kvd, ffn := len(tokens), c.Dim, c.QDim(), c.KVDim(), c.FFN
 	for b, t := range tokens {
@@ -281,6 +287,10 @@ func (m *Model) forward(s *state, tokens []int32, pos int, logits bool) {
 	half := c.RopeDim / 2
 	var mats [3]*matrix
 	for l := range w.layers {
+		if stop != nil && stop() {
+			m.pool.rest()
+			return false
+		}
 		ly := &w.layers[l]
 		for b := 0; b < B; b++ {
 			rmsnorm(s.xb[b*dim:(b+1)*dim], s.x[b*dim:(b+1)*dim], ly.attnNorm, c.NormEps)
@@ -338,4 +348,5 @@ func (m *Model) forward(s *state, tokens []int32, pos int, logits bool) {
 		s.outputs++
 	}
 	m.pool.rest()
+	return true
 }

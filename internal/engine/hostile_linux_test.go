@@ -29,7 +29,7 @@ func TestHostileMemory(t *testing.T) {
 		want []string
 	}{
 		{"aliased 1024 layers", hostileAliased, 0, []string{"share bytes", "malformed file"}},
-		{"65536-wide key", hostileWide, 0, []string{"not enough memory", "would take 1.5 GiB", "KV cache 1.0 GiB", "rope tables 512 MiB", "ulimit -v"}},
+		{"65536-wide key", hostileWide, 0, []string{"not enough memory", "would take 1.7 GiB", "KV cache 1.0 GiB", "rope tables 512 MiB", "ulimit -v"}},
 		{"ctx beyond context_length", hostileSpec{dim: 32, heads: 1, keyLen: 65536, ffn: 32, layers: 1, ctxLen: 2048}, 1 << 20,
 			[]string{"not enough memory", "with a context of 1048576", "KV cache 512 GiB", "rope tables 256 GiB"}},
 	}

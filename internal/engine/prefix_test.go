@@ -123,3 +123,54 @@ func TestPrefillLogitsOnce(t *testing.T) {
 		t.Errorf("batches of 4: %v; one at a time: %v", got, want)
 	}
 }
+
+// countdownCtx is a context whose Err turns to Canceled on its n-th call:
+// a cancellation that lands in the middle of a forward pass.
+type countdownCtx struct {
+	context.Context
+	n, calls int
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls++
+	if c.calls >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCancelInsideABatch checks that a cancellation is seen between the
+// layers of a prefill batch, not only between batches, and that the
+// half-run batch is not taken for cached: the next answer is a fresh
+// session's.
+func TestCancelInsideABatch(t *testing.T) {
+	m := bundledModel(t, Options{BatchSize: 64})
+	if len(m.w.layers) < 3 {
+		t.Skipf("the bundled model has %d layers", len(m.w.layers))
+	}
+	s := m.NewSession()
+	prompt := slices.Concat(onceUpon, onceUpon[1:], onceUpon[1:]) // one batch
+	// Err's calls: the check before the batch, then one before each layer.
+	ctx := &countdownCtx{Context: context.Background(), n: 3}
+	res, err := s.Generate(ctx, prompt, Params{MaxTokens: 5, ReusePrefix: true}, func(Token) error {
+		t.Error("a token came out of a cancelled prefill")
+		return nil
+	})
+	if err == nil || res.StopReason != "cancelled" {
+		t.Fatalf("err %v, result %+v: want a cancelled prefill", err, res)
+	}
+	// Had the pass run on, Err would be asked before each of the other
+	// layers too; after the stop, Generate asks it once more, for the
+	// error it returns.
+	if ctx.calls != 4 {
+		t.Errorf("Err was asked %d times, want 4: the pass did not stop at the layer where it turned", ctx.calls)
+	}
+	if n := s.Cached(prompt); n != 0 {
+		t.Errorf("after a batch cut short, the cache claims %d tokens", n)
+	}
+	got, _ := answer(t, s, prompt, Params{MaxTokens: 5, ReusePrefix: true})
+	want, _ := answer(t, m.NewSession(), prompt, Params{MaxTokens: 5})
+	if !slices.Equal(got, want) {
+		t.Errorf("after a cut batch: %v; a fresh session: %v", got, want)
+	}
+}

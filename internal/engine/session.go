@@ -110,6 +110,7 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 		dec = m.tok.NewStreamDecoder()
 	}
 
+	stop := func() bool { return ctx.Err() != nil }
 	start := s.now()
 	pos := 0
 	if p.ReusePrefix {
@@ -126,7 +127,11 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 			return res, err
 		}
 		n := min(m.batch, len(prompt)-pos)
-		m.forward(s.st, prompt[pos:pos+n], pos, pos+n == len(prompt))
+		if !m.forward(s.st, prompt[pos:pos+n], pos, pos+n == len(prompt), stop) {
+			res.StopReason = "cancelled"
+			res.Prefill = s.now().Sub(start)
+			return res, ctx.Err()
+		}
 		s.cached = append(s.cached, prompt[pos:pos+n]...)
 		pos += n
 	}
@@ -189,7 +194,7 @@ func (s *Session) Generate(ctx context.Context, prompt []int32, p Params, emit f
 			return res, nil
 		}
 		s.one[0] = tok
-		m.forward(s.st, s.one[:], pos, true)
+		m.forward(s.st, s.one[:], pos, true, nil)
 		s.cached = append(s.cached, tok)
 		pos++
 	}
@@ -239,7 +244,7 @@ func (s *Session) Logits(tokens []int32) (_ [][]float32, err error) {
 		if t < 0 || int(t) >= m.cfg.Vocab {
 			return nil, fmt.Errorf("engine: token %d outside the vocabulary", t)
 		}
-		m.forward(s.st, tokens[i:i+1], i, true)
+		m.forward(s.st, tokens[i:i+1], i, true, nil)
 		out[i] = append([]float32(nil), s.st.logits...)
 	}
 	return out, nil

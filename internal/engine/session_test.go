@@ -359,7 +359,7 @@ func TestDecodeStepAllocatesNothing(t *testing.T) {
 		allocs := testing.AllocsPerRun(100, func() {
 			s.one[0] = s.smp.sample(s.st.logits, &p, s.recentTokens())
 			s.remember(s.one[0])
-			m.forward(s.st, s.one[:], pos, true)
+			m.forward(s.st, s.one[:], pos, true, nil)
 			pos++
 		})
 		if allocs != 0 {

@@ -79,7 +79,7 @@ func TestThreadsAgree(t *testing.T) {
 		m := loadModel(t, path, opts)
 		s := m.NewSession()
 		for pos := 0; pos < len(prompt); pos += m.batch {
-			m.forward(s.st, prompt[pos:min(pos+m.batch, len(prompt))], pos, pos+m.batch >= len(prompt))
+			m.forward(s.st, prompt[pos:min(pos+m.batch, len(prompt))], pos, pos+m.batch >= len(prompt), nil)
 		}
 		got := slices.Clone(s.st.logits)
 		if ref == nil {

@@ -54,7 +54,7 @@ func (m *Model) Warmup(ctx context.Context) (w Warmup, err error) {
 		bos = b
 	}
 	s.one[0] = bos
-	m.forward(s.st, s.one[:], 0, true)
+	m.forward(s.st, s.one[:], 0, true, nil)
 	w.FirstForward = time.Since(t)
 	w.Total = w.Load + w.PageIn + w.KVInit + w.FirstForward
 

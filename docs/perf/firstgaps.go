@@ -40,6 +40,7 @@ func main() {
 	first := flag.Int("first", 6, "first steps printed one by one")
 	settle := flag.Int("settle", 20, "steps from this one on are the settled ones")
 	pause := flag.Duration("pause", 0, "sleep between prefill and decode (a test of the CPU clock idea)")
+	probe := flag.Bool("probe", false, "time a fixed integer loop right after the prefill and after the last step, to tell a slower clock (the loop slows too) from colder caches (it does not)")
 	flag.Parse()
 	if *settle >= *n || *first >= *settle {
 		log.Fatal("want -first < -settle < -n")
@@ -70,8 +71,10 @@ func main() {
 	}
 	fmt.Printf("load average %s; %d-token prompt, %d decoded, %d threads\n", load(), *promptLen, *n, *threads)
 
-	// steps[i][k] holds decode step k's durations over rounds.
+	// steps[i][k] holds decode step k's durations over rounds; probes[i]
+	// the probe loop's after the prefill and after the last step.
 	steps := make([][][]float64, len(sizes))
+	probes := make([][2][]float64, len(sizes))
 	for i := range steps {
 		steps[i] = make([][]float64, *n-1)
 	}
@@ -86,6 +89,10 @@ func main() {
 			_, err := s.Generate(context.Background(), prompt, engine.Params{MaxTokens: *n, IgnoreEOS: true}, func(engine.Token) error {
 				if len(at) == 0 && *pause > 0 {
 					time.Sleep(*pause)
+				}
+				if *probe && (len(at) == 0 || len(at) == *n-1) {
+					k := min(len(at), 1)
+					probes[i][k] = append(probes[i][k], spin())
 				}
 				at = append(at, time.Now())
 				return nil
@@ -116,7 +123,30 @@ func main() {
 		}
 		fmt.Printf(" %14.2f\n", base)
 	}
+	if *probe {
+		fmt.Println("probe loop ms (the same integer work): right after the prefill, after the last step")
+		for i, b := range sizes {
+			fmt.Printf("%-6d %8.3f %8.3f (%.2fx)\n", b, median(probes[i][0]), median(probes[i][1]), median(probes[i][0])/median(probes[i][1]))
+		}
+	}
 	fmt.Printf("load average %s\n", load())
+}
+
+// spinSink keeps the probe loop from being optimised away.
+var spinSink uint64
+
+// spin runs a fixed chain of dependent integer operations (about a
+// millisecond at 3 GHz) and returns its duration in ms: its time scales
+// with the core's clock and with nothing in memory.
+func spin() float64 {
+	t := time.Now()
+	x := spinSink | 1
+	for range 1 << 20 {
+		x = x*6364136223846793005 + 1442695040888963407
+		x ^= x >> 29
+	}
+	spinSink = x
+	return float64(time.Since(t)) / 1e6
 }
 
 func median(v []float64) float64 {

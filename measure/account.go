@@ -23,6 +23,12 @@ type Account struct {
 	// time per token; ClientTPOTMs and ServerTPOTMs are their means.
 	TPOTRequests               int
 	ClientTPOTMs, ServerTPOTMs float64
+	// PromptTokens sums the prompt tokens (usage) of the accounted
+	// requests whose server also said how many its prefill processed;
+	// CachedTokens sums the rest, those it reused from its prompt cache
+	// (llama-server's cache_prompt, tokenpulse serve's prompt cache), so
+	// that a TTFT helped by a shared prefix says so.
+	PromptTokens, CachedTokens int
 }
 
 // ServerAccount returns the server's account of run's requests in scope
@@ -35,6 +41,10 @@ func ServerAccount(run *runfile.Run, s Scope) (a Account, ok bool) {
 		}
 		if a.Source == "" {
 			a.Source = v.Req.Server.Source
+		}
+		if n, run := v.Req.PromptTokens, v.Req.Server.PromptTokens; n > 0 && run > 0 {
+			a.PromptTokens += n
+			a.CachedTokens += max(n-run, 0)
 		}
 		ttft = append(ttft, v.TTFTMs)
 		server = append(server, v.ServerTTFTMs)

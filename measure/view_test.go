@@ -232,3 +232,25 @@ func TestTTFTIsDerivedFromTheTimes(t *testing.T) {
 		t.Errorf("TTFT %v (%v), want 5 ms from token_times_ns", v.TTFTMs, v.HasTTFT)
 	}
 }
+
+// TestServerAccountPromptCache: the prompt tokens a server reused from its
+// prompt cache are its usage's prompt tokens less those its prefill
+// processed (llama-server's prompt_n, tokenpulse's timings), summed over
+// the requests that say both.
+func TestServerAccountPromptCache(t *testing.T) {
+	times := evenly(40, 10, 4)
+	req := func(prompt, processed int) runfile.Request {
+		return runfile.Request{Status: 200, TokenTimesNS: times, TTFTNS: times[0], E2ENS: times[3], OutputTokens: 4, PromptTokens: prompt,
+			Server: &runfile.ServerTimings{PrefillNS: 30e6, PromptTokens: processed, Source: "llama.cpp"}}
+	}
+	run := &runfile.Run{SchemaVersion: runfile.SchemaVersion, Requests: []runfile.Request{
+		req(50, 50), // the first: nothing cached
+		req(60, 25), // 35 reused
+		req(40, 5),  // 35 reused
+		req(30, 0),  // the server said nothing of its prefill: left out
+	}}
+	a, ok := ServerAccount(run, Overall)
+	if !ok || a.PromptTokens != 150 || a.CachedTokens != 70 {
+		t.Errorf("account %+v (%v): want 70 of 150 prompt tokens cached", a, ok)
+	}
+}

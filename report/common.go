@@ -301,6 +301,9 @@ func serverAccount(r *runfile.Run) string {
 	if a.TPOTRequests > 0 {
 		s += fmt.Sprintf("; TPOT mean: client %s ms, server %s ms (%+.1f%%)", fmtMS2(a.ClientTPOTMs), fmtMS2(a.ServerTPOTMs), 100*(a.ClientTPOTMs-a.ServerTPOTMs)/a.ServerTPOTMs)
 	}
+	if a.CachedTokens > 0 {
+		s += fmt.Sprintf("; prompt cache: %.0f%% of prompt tokens reused, not prefilled", 100*float64(a.CachedTokens)/float64(a.PromptTokens))
+	}
 	return s
 }
 

@@ -14,7 +14,7 @@ var keyLines = [][2]string{
 	{"gap", "time between content events; gap max is the worst stall, gap std their spread"},
 	{"tok/event", "tokens per streamed event; above 1 the server batches, so gaps are per event"},
 	{"goodput", "share of requests that met every per-request objective"},
-	{"server's own account", "the server's timings beside the client's: the difference is network and client"},
+	{"server's own account", "the server's timings beside the client's: the difference is network and client; the share of prompt tokens it reused from its prompt cache"},
 }
 
 // TextKey writes the short key of the terminal summary's terms, one line

@@ -6,20 +6,6 @@ import (
 	"testing"
 )
 
-// answer runs prompt through s and returns the tokens and the result.
-func answer(t *testing.T, s *Session, prompt []int32, p Params) ([]int32, Result) {
-	t.Helper()
-	var got []int32
-	res, err := s.Generate(context.Background(), prompt, p, func(tok Token) error {
-		got = append(got, tok.ID)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got, res
-}
-
 // TestReusePrefix checks that a prompt sharing a prefix with what the
 // session ran last runs only the rest, and answers exactly as a fresh
 // session running all of it: the cache holds the prompt and the tokens
@@ -28,17 +14,17 @@ func TestReusePrefix(t *testing.T) {
 	m := bundledModel(t, Options{BatchSize: 4})
 	reuse := Params{MaxTokens: 6, ReusePrefix: true}
 	s := m.NewSession()
-	first, res := answer(t, s, onceUpon, reuse)
+	first, res := generate(t, s, onceUpon, reuse)
 	if res.CachedTokens != 0 {
 		t.Errorf("first call: %d cached tokens, want 0", res.CachedTokens)
 	}
 	// A conversation going on: the prompt, the whole answer, more text.
 	next := slices.Concat(onceUpon, first, []int32{261, 378, 403})
-	got, res := answer(t, s, next, reuse)
+	got, res := generate(t, s, next, reuse)
 	if want := len(onceUpon) + len(first) - 1; res.CachedTokens != want {
 		t.Errorf("second call: %d cached tokens, want %d (the prompt and the answer but its last token)", res.CachedTokens, want)
 	}
-	want, fresh := answer(t, m.NewSession(), next, Params{MaxTokens: 6})
+	want, fresh := generate(t, m.NewSession(), next, Params{MaxTokens: 6})
 	if fresh.CachedTokens != 0 {
 		t.Errorf("without ReusePrefix: %d cached tokens", fresh.CachedTokens)
 	}
@@ -47,21 +33,21 @@ func TestReusePrefix(t *testing.T) {
 	}
 
 	// The same prompt again: all but its last token are reused.
-	again, res := answer(t, s, next, reuse)
+	again, res := generate(t, s, next, reuse)
 	if res.CachedTokens != len(next)-1 || !slices.Equal(again, want) {
 		t.Errorf("the same prompt again: %d cached (want %d), answer %v (want %v)", res.CachedTokens, len(next)-1, again, want)
 	}
 
 	// A prompt that departs early reuses only what it shares.
 	other := slices.Concat(onceUpon[:3], []int32{500, 501})
-	got, res = answer(t, s, other, reuse)
-	want, _ = answer(t, m.NewSession(), other, Params{MaxTokens: 6})
+	got, res = generate(t, s, other, reuse)
+	want, _ = generate(t, m.NewSession(), other, Params{MaxTokens: 6})
 	if res.CachedTokens != 3 || !slices.Equal(got, want) {
 		t.Errorf("a prompt sharing 3 tokens: %d cached, answer %v (want 3, %v)", res.CachedTokens, got, want)
 	}
 
 	// Without ReusePrefix the cache is written again from position 0.
-	if _, res = answer(t, s, other, Params{MaxTokens: 6}); res.CachedTokens != 0 {
+	if _, res = generate(t, s, other, Params{MaxTokens: 6}); res.CachedTokens != 0 {
 		t.Errorf("ReusePrefix off: %d cached tokens", res.CachedTokens)
 	}
 }
@@ -85,8 +71,8 @@ func TestReuseAfterCancel(t *testing.T) {
 		t.Fatal("no error from a cancelled answer")
 	}
 	next := slices.Concat(onceUpon, cut, []int32{261})
-	got, res := answer(t, s, next, Params{MaxTokens: 6, ReusePrefix: true})
-	want, _ := answer(t, m.NewSession(), next, Params{MaxTokens: 6})
+	got, res := generate(t, s, next, Params{MaxTokens: 6, ReusePrefix: true})
+	want, _ := generate(t, m.NewSession(), next, Params{MaxTokens: 6})
 	if res.CachedTokens < len(onceUpon) || res.CachedTokens > len(next)-1 || !slices.Equal(got, want) {
 		t.Errorf("after a cancelled answer: %d cached of %d, answer %v (want %v)", res.CachedTokens, len(next), got, want)
 	}
@@ -113,12 +99,12 @@ func TestPrefillLogitsOnce(t *testing.T) {
 	s := m.NewSession()
 	prompt := slices.Concat(onceUpon, onceUpon[1:], []int32{261, 378}) // 11 tokens: batches of 4, 4, 3
 	before := s.st.outputs
-	got, res := answer(t, s, prompt, Params{MaxTokens: 5, IgnoreEOS: true})
+	got, res := generate(t, s, prompt, Params{MaxTokens: 5, IgnoreEOS: true})
 	if n := s.st.outputs - before; n != 1+res.OutputTokens-1 {
 		t.Errorf("%d forward passes computed logits for an 11-token prompt in batches of 4 and %d tokens, want %d", n, res.OutputTokens, res.OutputTokens)
 	}
 	// The answer is the one-token-at-a-time model's.
-	want, _ := answer(t, bundledModel(t, Options{BatchSize: 1}).NewSession(), prompt, Params{MaxTokens: 5, IgnoreEOS: true})
+	want, _ := generate(t, bundledModel(t, Options{BatchSize: 1}).NewSession(), prompt, Params{MaxTokens: 5, IgnoreEOS: true})
 	if !slices.Equal(got, want) {
 		t.Errorf("batches of 4: %v; one at a time: %v", got, want)
 	}
@@ -168,8 +154,8 @@ func TestCancelInsideABatch(t *testing.T) {
 	if n := s.Cached(prompt); n != 0 {
 		t.Errorf("after a batch cut short, the cache claims %d tokens", n)
 	}
-	got, _ := answer(t, s, prompt, Params{MaxTokens: 5, ReusePrefix: true})
-	want, _ := answer(t, m.NewSession(), prompt, Params{MaxTokens: 5})
+	got, _ := generate(t, s, prompt, Params{MaxTokens: 5, ReusePrefix: true})
+	want, _ := generate(t, m.NewSession(), prompt, Params{MaxTokens: 5})
 	if !slices.Equal(got, want) {
 		t.Errorf("after a cut batch: %v; a fresh session: %v", got, want)
 	}

@@ -42,6 +42,9 @@ func (m *Model) NewSession() *Session {
 	return &Session{
 		m: m, st: newState(m), smp: newSampler(m.cfg.Vocab),
 		recent: make([]int32, RepeatWindow), now: time.Now,
+		// Room for the whole context: appending a token never allocates
+		// in the middle of an answer.
+		cached: make([]int32, 0, m.ctx),
 	}
 }
 
